@@ -1,0 +1,10 @@
+# Warning and sanitizer flags shared by every target of the project.
+add_library(trn_build_flags INTERFACE)
+target_compile_options(trn_build_flags INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion)
+if(TRN_WARNINGS_AS_ERRORS)
+  target_compile_options(trn_build_flags INTERFACE -Werror)
+endif()
+if(TRN_SANITIZE)
+  target_compile_options(trn_build_flags INTERFACE -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  target_link_options(trn_build_flags INTERFACE -fsanitize=address,undefined)
+endif()
