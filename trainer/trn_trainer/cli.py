@@ -1,0 +1,110 @@
+"""Command line: pretrain, prepare-data, plot. Exit statuses are listed in errors.py."""
+
+import argparse
+import sys
+
+from . import __version__
+from .errors import EXIT_INTERNAL, EXIT_OK, TrainerError
+
+
+def _pretrain_parser(sub):
+    p = sub.add_parser("pretrain", help="BERT pre-training (MLM + NSP) on HDF5 shards",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--data", required=True, help="folder holding the *_training_*.hdf5 shards")
+    p.add_argument("--output", required=True, help="folder for checkpoints, metrics and results")
+    p.add_argument("--model", default="large", help="tiny, mini, base or large")
+    p.add_argument("--micro-batch", type=int, default=16, help="sequences per process per micro-step")
+    p.add_argument("--global-batch", type=int, default=None,
+                   help="sequences per optimizer step over all processes (default: micro-batch x world)")
+    p.add_argument("--steps", type=int, required=True, help="total optimizer steps")
+    p.add_argument("--optimizer", choices=("adamw", "lamb"), default="adamw")
+    p.add_argument("--lr", type=float, default=None, help="peak learning rate (default 4e-4 adamw, 6e-3 lamb)")
+    p.add_argument("--seed", type=int, default=12345, help="model init, sample order and dropout")
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--checkpoint-every", type=int, default=0,
+                   help="steps between checkpoints (0: only at the end)")
+    p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
+    p.add_argument("--warmup", type=float, default=2000 / 28125,
+                   help="warm-up steps, or a fraction of --steps when below 1 (default: the reference's 2000/28125)")
+    p.add_argument("--schedule", choices=("linear", "poly"), default="linear", help="decay after warm-up")
+    p.add_argument("--poly-power", type=float, default=0.5, help="exponent of --schedule poly")
+    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--grad-clip", type=float, default=1.0, help="max global gradient norm (0: off)")
+    p.add_argument("--seq-len", type=int, default=None, help="check the shards have this sequence length")
+    p.add_argument("--max-pred", type=int, default=None, help="check the shards have this max_pred_len")
+    p.add_argument("--pattern", default="*_training_*.hdf5", help="shard file name pattern inside --data")
+    p.add_argument("--vocab-size", type=int, default=None,
+                   help="default: lines of DATA/vocab.txt, else 30522")
+    p.add_argument("--log-every", type=int, default=10, help="progress line every N steps")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda", "xla"), default="auto")
+    p.add_argument("--dtype", choices=("auto", "fp32", "bf16"), default="auto",
+                   help="auto: bf16 on CUDA/XLA, fp32 on CPU")
+    p.add_argument("--model-impl", choices=("native", "hf"), default="native",
+                   help="hf: Hugging Face transformers' BertForPreTraining")
+    p.add_argument("--dropout-rng", choices=("sample", "device"), default="sample",
+                   help="sample: masks fixed per global sample (world-size invariant); device: framework RNG")
+    p.add_argument("--peak-tflops", type=float, default=None,
+                   help="peak TFLOP/s per process for MFU (default: known accelerators; n/a on CPU)")
+    p.add_argument("--no-resume", action="store_true", help="ignore checkpoints in --output")
+    p.add_argument("--no-tensorboard", action="store_true")
+    p.add_argument("--no-plot", action="store_true", help="skip metrics.png")
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="python3 -m trn_trainer",
+                                     description="BERT pre-training for Trainium, CUDA and CPU")
+    parser.add_argument("--version", action="version", version=__version__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    _pretrain_parser(sub)
+
+    p = sub.add_parser("prepare-data", help="text corpus -> BERT HDF5 shards",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--input", nargs="+", required=True, help="UTF-8 text files or folders")
+    p.add_argument("--output", required=True, help="folder for the shards and vocab.txt")
+    p.add_argument("--vocab", default=None, help="a BERT vocab.txt (default: build one from the corpus)")
+    p.add_argument("--vocab-size", type=int, default=8000, help="size of a vocabulary built from the corpus")
+    p.add_argument("--cased", action="store_true", help="keep case and accents")
+    p.add_argument("--seq-len", type=int, default=128, help="128 (phase 1) or 512 (phase 2)")
+    p.add_argument("--max-pred", type=int, default=20, help="max masked tokens per sequence")
+    p.add_argument("--masked-lm-prob", type=float, default=0.15)
+    p.add_argument("--dupe-factor", type=int, default=5, help="copies of the corpus with different masks")
+    p.add_argument("--short-seq-prob", type=float, default=0.1)
+    p.add_argument("--num-shards", type=int, default=2, help="training shards")
+    p.add_argument("--test-fraction", type=float, default=0.05, help="share of sequences in the test shard")
+    p.add_argument("--name", default="corpus", help="shard name prefix: NAME_training_I.hdf5")
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--force", action="store_true", help="replace shards already in --output")
+
+    p = sub.add_parser("plot", help="PNG of loss and throughput from a metrics.jsonl")
+    p.add_argument("metrics", help="metrics.jsonl written by pretrain")
+    p.add_argument("-o", "--output", required=True, help="PNG file to write")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "pretrain":
+            from .train import pretrain
+
+            pretrain(args)
+        elif args.command == "prepare-data":
+            from .prepare import prepare_data
+
+            prepare_data(args)
+        elif args.command == "plot":
+            from .plot import plot_metrics
+
+            print(f"wrote {plot_metrics(args.metrics, args.output)}")
+    except TrainerError as e:
+        print(f"trn_trainer: error: {e}", file=sys.stderr, flush=True)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("trn_trainer: interrupted", file=sys.stderr, flush=True)
+        return 130
+    except Exception:  # noqa: BLE001 - anything else is a bug: show the traceback
+        import traceback
+
+        traceback.print_exc()
+        return EXIT_INTERNAL
+    return EXIT_OK

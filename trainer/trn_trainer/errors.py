@@ -1,0 +1,31 @@
+"""Errors the command line turns into one clear message and a documented exit status."""
+
+# Exit statuses of `python3 -m trn_trainer ...` (the launcher parses these).
+EXIT_OK = 0
+EXIT_INTERNAL = 1  # an unexpected failure: a Python traceback was printed
+EXIT_USAGE = 2  # bad command line or inconsistent settings (argparse uses 2 as well)
+EXIT_DATA = 3  # no shards, unreadable or malformed HDF5, bad corpus or vocabulary
+EXIT_CHECKPOINT = 4  # a checkpoint that belongs to another model or optimizer
+EXIT_ENVIRONMENT = 5  # incomplete RANK/WORLD_SIZE/MASTER_* environment or device problem
+
+
+class TrainerError(Exception):
+    """A problem with the user's input: the message names the input, the problem and the fix."""
+
+    exit_code = EXIT_USAGE
+
+
+class UsageError(TrainerError):
+    exit_code = EXIT_USAGE
+
+
+class DataError(TrainerError):
+    exit_code = EXIT_DATA
+
+
+class CheckpointError(TrainerError):
+    exit_code = EXIT_CHECKPOINT
+
+
+class EnvironmentSetupError(TrainerError):
+    exit_code = EXIT_ENVIRONMENT
