@@ -1,0 +1,93 @@
+#include "yaml_scalar.hpp"
+
+#include <regex>
+
+namespace trn::pcluster {
+namespace {
+
+// YAML 1.1 resolution as PyYAML implements it (yaml/resolver.py).
+const std::regex& bool_pattern() {
+  static const std::regex re(
+      "yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF");
+  return re;
+}
+const std::regex& int_pattern() {
+  static const std::regex re(
+      "[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+");
+  return re;
+}
+const std::regex& float_pattern() {
+  static const std::regex re(
+      "[-+]?([0-9][0-9_]*)?\\.[0-9.]*([eE][-+][0-9]+)?|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
+  return re;
+}
+const std::regex& null_pattern() {
+  static const std::regex re("~|null|Null|NULL|");
+  return re;
+}
+
+bool is_plain(const YAML::Node& scalar) { return scalar.Tag() == "?"; }
+
+}  // namespace
+
+ScalarType resolve_scalar(const YAML::Node& scalar) {
+  if (scalar.IsNull()) return ScalarType::null;
+  if (!is_plain(scalar)) return ScalarType::string;
+  const std::string& text = scalar.Scalar();
+  if (std::regex_match(text, null_pattern())) return ScalarType::null;
+  if (std::regex_match(text, bool_pattern())) return ScalarType::boolean;
+  if (std::regex_match(text, int_pattern())) return ScalarType::integer;
+  if (std::regex_match(text, float_pattern())) return ScalarType::number;
+  return ScalarType::string;
+}
+
+std::optional<long long> integer_of(const YAML::Node& scalar) {
+  if (!scalar.IsScalar()) return std::nullopt;
+  // marshmallow's Int also takes a quoted "16"; decimal digits are what configs use.
+  static const std::regex decimal("[-+]?[0-9]+");
+  const std::string& text = scalar.Scalar();
+  if (!std::regex_match(text, decimal)) return std::nullopt;
+  try {
+    return std::stoll(text);
+  } catch (const std::out_of_range&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<bool> boolean_of(const YAML::Node& scalar) {
+  if (!scalar.IsScalar()) return std::nullopt;
+  static const std::regex truthy("true|True|TRUE|yes|Yes|YES|on|On|ON|1");
+  static const std::regex falsy("false|False|FALSE|no|No|NO|off|Off|OFF|0");
+  const std::string& text = scalar.Scalar();
+  if (std::regex_match(text, truthy)) return true;
+  if (std::regex_match(text, falsy)) return false;
+  return std::nullopt;
+}
+
+bool is_number(const YAML::Node& scalar) {
+  if (!scalar.IsScalar()) return false;
+  static const std::regex number("[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?");
+  return std::regex_match(scalar.Scalar(), number);
+}
+
+std::string describe_node(const YAML::Node& node) {
+  if (!node.IsDefined() || node.IsNull()) return "no value";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsSequence()) return "a list";
+  const std::string quoted = "'" + node.Scalar() + "'";
+  switch (resolve_scalar(node)) {
+    case ScalarType::null:
+      return "no value";
+    case ScalarType::boolean:
+      return "the boolean " + quoted;
+    case ScalarType::integer:
+      return "the integer " + quoted;
+    case ScalarType::number:
+      return "the number " + quoted;
+    case ScalarType::string:
+      break;
+  }
+  return "the string " + quoted;
+}
+
+}  // namespace trn::pcluster
