@@ -25,14 +25,19 @@ def list_checkpoints(directory):
 
 
 def _torch_load(path):
+    # Our own files (they hold Python numbers that torch 1.13's weights_only loader rejects);
+    # torch >= 2.6 defaults to weights_only=True, so say it explicitly.
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
+        return torch.load(path, map_location="cpu", weights_only=False)
     except TypeError:  # torch without the weights_only argument
         return torch.load(path, map_location="cpu")
 
 
 def load_newest(directory, warn):
-    for step, path in list_checkpoints(directory):
+    """(state, path) of the newest loadable checkpoint; (None, None) when there is none.
+    Checkpoints present but none loadable is an error: starting over would delete them."""
+    candidates = list_checkpoints(directory)
+    for step, path in candidates:
         try:
             state = _torch_load(path)
             if not isinstance(state, dict) or any(k not in state for k in REQUIRED):
@@ -42,6 +47,10 @@ def load_newest(directory, warn):
                  f"{str(e).splitlines()[0] if str(e) else ''}); trying an older one")
             continue
         return state, path
+    if candidates:
+        raise CheckpointError(
+            f"none of the {len(candidates)} checkpoint(s) in {directory} can be loaded (see the "
+            "warnings above); move them away, or pass --no-resume to start over")
     return None, None
 
 
@@ -81,10 +90,14 @@ def save(directory, step, state, keep):
             os.close(fd)
     except OSError:
         pass
-    if keep > 0:
-        for _, old in list_checkpoints(directory)[keep:]:
-            try:
-                os.remove(old)
-            except FileNotFoundError:
-                pass
+    # Later steps than this one belong to an abandoned trajectory (--no-resume): a resume must
+    # never pick them up. Of the rest, keep the newest `keep`.
+    existing = list_checkpoints(directory)
+    stale = [p for s, p in existing if s > step]
+    current = [p for s, p in existing if s <= step]
+    for old in stale + (current[keep:] if keep > 0 else []):
+        try:
+            os.remove(old)
+        except FileNotFoundError:
+            pass
     return final

@@ -1,0 +1,42 @@
+"""Runs `trn_trainer` with every torch.distributed collective, every model forward and every
+optimizer step recorded in order, then writes the event list to $TRN_EVENTS_DIR/rank<R>.json.
+
+Usage (under torchrun): -m count_collectives pretrain ARGS...
+"""
+
+import functools
+import json
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+
+EVENTS = []
+COLLECTIVES = ("all_reduce", "all_gather", "all_gather_object", "broadcast", "broadcast_object_list",
+               "reduce", "reduce_scatter", "all_to_all", "gather", "scatter", "barrier")
+
+
+def _record(name, fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        EVENTS.append(name)
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+for _name in COLLECTIVES:
+    if hasattr(dist, _name):
+        setattr(dist, _name, _record(_name, getattr(dist, _name)))
+
+from trn_trainer import model  # noqa: E402
+from trn_trainer.cli import main  # noqa: E402
+
+model.BertForPreTraining.forward = _record("forward", model.BertForPreTraining.forward)
+torch.optim.AdamW.step = _record("optimizer_step", torch.optim.AdamW.step)
+
+rc = main(sys.argv[1:])
+with open(os.path.join(os.environ["TRN_EVENTS_DIR"], f"rank{os.environ['RANK']}.json"), "w") as f:
+    json.dump(EVENTS, f)
+sys.exit(rc)

@@ -1,0 +1,23 @@
+"""Runs `trn_trainer` and SIGKILLs the process right after optimizer step $TRN_DIE_AFTER_STEP
+has been recorded: a crash at a known point (no clean-up, no final checkpoint)."""
+
+import os
+import signal
+import sys
+
+from trn_trainer import train
+from trn_trainer.cli import main
+
+DIE_AFTER = int(os.environ["TRN_DIE_AFTER_STEP"])
+_record = train.Trainer.record
+
+
+def record(self, step, *args):
+    _record(self, step, *args)
+    if step == DIE_AFTER:
+        sys.stdout.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+train.Trainer.record = record
+sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,63 @@
+"""Multi-process runs through torch's own launcher (gloo on CPU)."""
+
+import json
+import os
+
+import torch
+
+from conftest import pretrain_args, read_metrics, torchrun
+
+
+def _run(corpus_dir, out, world, micro, steps=4, global_batch=8, module="trn_trainer", extra=()):
+    args = pretrain_args(corpus_dir, out, *extra, steps=steps, micro=micro, global_batch=global_batch)
+    result = torchrun(world, args, module=module)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result
+
+
+def test_strong_scaling_changes_nothing_but_speed(corpus_dir, tmp_path):
+    """Same global batch of 8, dropout 0.1 (per-sample masks), AdamW, warm-up then decay:
+    1 process x accumulation 4, 2 x 2, 4 x 1 (more processes than the 2 shards), and
+    2 processes x micro-batch 4: every step's loss and the final parameters agree to 1e-5."""
+    runs = {}
+    for world, micro in ((1, 2), (2, 2), (4, 2), (2, 4)):
+        out = str(tmp_path / f"w{world}_b{micro}")
+        _run(corpus_dir, out, world, micro, extra=("--warmup", "2"))
+        rows = read_metrics(out)
+        assert [r["step"] for r in rows] == [1, 2, 3, 4]
+        results = json.load(open(os.path.join(out, "results.json")))["results"]["parameters"]
+        assert results["world_size"] == world and results["accumulation"] == 8 // (world * micro)
+        runs[(world, micro)] = ([r["loss"] for r in rows],
+                                torch.load(os.path.join(out, "ckpt_4.pt"))["model"])
+    ref_losses, ref_params = runs[(1, 2)]
+    assert ref_losses[-1] < ref_losses[0], "it trains"
+    for key, (losses, params) in runs.items():
+        assert max(abs(a - b) for a, b in zip(losses, ref_losses)) < 1e-5, (key, losses, ref_losses)
+        worst = max((params[k] - ref_params[k]).abs().max().item() for k in ref_params)
+        assert worst < 1e-5, (key, worst)
+    initial = torch.load(os.path.join(str(tmp_path / "w1_b2"), "ckpt_4.pt"))["model"]
+    assert initial.keys() == ref_params.keys()
+
+
+def test_exactly_one_all_reduce_per_optimizer_step(corpus_dir, tmp_path):
+    """Every torch.distributed collective is wrapped and logged in order with the model's
+    forwards and the optimizer's steps: accumulation 3 gives forward x3, all_reduce, step."""
+    events_dir = tmp_path / "events"
+    events_dir.mkdir()
+    os.environ["TRN_EVENTS_DIR"] = str(events_dir)
+    try:
+        _run(corpus_dir, str(tmp_path / "out"), 2, 2, steps=3, global_batch=12, module="count_collectives")
+    finally:
+        del os.environ["TRN_EVENTS_DIR"]
+    for rank in (0, 1):
+        events = json.load(open(events_dir / f"rank{rank}.json"))
+        steps, current = [], []
+        for event in events:
+            current.append(event)
+            if event == "optimizer_step":
+                steps.append(current)
+                current = []
+        assert len(steps) == 3
+        for step in steps:
+            assert step == ["forward", "forward", "forward", "all_reduce", "optimizer_step"], step
+        assert "all_reduce" not in current, f"no all-reduce after the last step: {current}"

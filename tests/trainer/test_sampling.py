@@ -1,0 +1,50 @@
+import numpy as np
+import torch
+
+from trn_trainer.data import GlobalOrder, StepLoader
+from trn_trainer.shards import open_shards
+
+
+def test_each_epoch_visits_every_sample_once():
+    order = GlobalOrder([5, 3, 7], seed=1)
+    for epoch in range(2):
+        shards, rows = order.locate(np.arange(epoch * 15, (epoch + 1) * 15))
+        pairs = sorted(zip(shards.tolist(), rows.tolist()))
+        assert pairs == sorted((s, r) for s, n in enumerate([5, 3, 7]) for r in range(n))
+    first = np.stack(order.locate(np.arange(15)))
+    second = np.stack(order.locate(np.arange(15, 30)))
+    assert not np.array_equal(first, second), "epochs are shuffled differently"
+    again = GlobalOrder([5, 3, 7], seed=1).locate(np.arange(40))
+    assert all((a == b).all() for a, b in zip(again, order.locate(np.arange(40))))
+
+
+def _step_samples(shard_set, world, micro, accumulation, step_start):
+    """(input_ids rows, sample seeds) of one global batch, in global order, over all ranks."""
+    chunks = {}
+    for rank in range(world):
+        loader = StepLoader(shard_set, 3, micro, world, rank, accumulation, 10**6)
+        micro_batches, tokens = loader.step(step_start)
+        loader.close()
+        for m, mb in enumerate(micro_batches):
+            chunks[m * world + rank] = (mb["input_ids"], mb["sample_seeds"], mb["masked_lm_labels"], tokens)
+    ordered = [chunks[c] for c in sorted(chunks)]
+    ids = torch.cat([c[0] for c in ordered])
+    seeds = torch.cat([c[1] for c in ordered])
+    labels = torch.cat([c[2] for c in ordered])
+    return ids, seeds, labels, {c[3] for c in ordered}
+
+
+def test_global_batches_do_not_depend_on_world_size(corpus_dir):
+    shard_set = open_shards(corpus_dir)
+    assert len(shard_set.paths) == 2  # fewer shards than the 4 ranks below
+    global_batch = 16
+    for start in (0, 16 * 40, shard_set.total - 5):  # includes a batch that wraps the epoch
+        reference = _step_samples(shard_set, 1, 2, 8, start)
+        for world, micro, accumulation in ((2, 2, 4), (4, 2, 2), (4, 4, 1), (2, 8, 1)):
+            assert micro * world * accumulation == global_batch
+            got = _step_samples(shard_set, world, micro, accumulation, start)
+            assert torch.equal(got[0], reference[0]) and torch.equal(got[1], reference[1])
+            assert torch.equal(got[2], reference[2])
+            assert got[3] == reference[3] and len(got[3]) == 1, "every rank sees the global token count"
+        assert reference[0].shape == (global_batch, 128)
+        assert (reference[2] >= 0).sum().item() == next(iter(reference[3]))

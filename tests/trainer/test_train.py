@@ -1,0 +1,173 @@
+import hashlib
+import json
+import math
+import os
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from conftest import PYTHON, child_env, pretrain_args, read_metrics, run_cli
+from trn_trainer.cli import main
+
+
+def _losses(output_dir):
+    return [r["loss"] for r in read_metrics(output_dir)]
+
+
+@pytest.fixture(scope="module")
+def reference_run(corpus_dir, tmp_path_factory):
+    """An uninterrupted 8-step run with checkpoints every 2 steps."""
+    out = str(tmp_path_factory.mktemp("reference"))
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
+    return out
+
+
+def test_outputs_metrics_results_and_plot(corpus_dir, tmp_path, capsys):
+    out = str(tmp_path / "run")
+    args = pretrain_args(corpus_dir, out, "--optimizer", "lamb", "--peak-tflops", "1", steps=3)
+    args.remove("--no-plot")
+    assert main(args) == 0
+    stdout = capsys.readouterr().out
+    assert "info: TensorBoard" in stdout or os.path.isdir(os.path.join(out, "tensorboard"))
+    lines = [l for l in stdout.splitlines() if l.startswith("step ")]
+    assert len(lines) == 3 and "step 3/3" in lines[-1]
+    for part in ("loss", "lr", "seq/s", "ETA"):
+        assert part in lines[-1]
+    rows = read_metrics(out)
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    for row in rows:
+        for key in ("loss", "mlm_loss", "nsp_loss", "lr", "seq_per_s", "step_time_s", "time_s"):
+            assert isinstance(row[key], float) and math.isfinite(row[key]), key
+        assert abs(row["loss"] - row["mlm_loss"] - row["nsp_loss"]) < 1e-9
+    assert rows[0]["loss"] > 5  # about ln(vocab) + ln 2 at initialisation
+    doc = json.load(open(os.path.join(out, "results.json")))
+    params = doc["results"]["parameters"]
+    assert params["model"] == "tiny" and params["world_size"] == 1 and params["optimizer"] == "lamb"
+    assert (params["micro_batch"], params["accumulation"], params["global_batch"]) == (2, 4, 8)
+    assert params["dtype"] == "fp32" and params["steps"] == 3 and "environment" in params
+    metrics = {m["MetricName"]: m for m in doc["results"]["metrics"]}
+    assert metrics["Final loss"]["MeasuredValue"] == rows[-1]["loss"]
+    assert metrics["Average throughput"]["Units"] == "seq/s"
+    assert metrics["Peak throughput"]["MeasuredValue"] >= metrics["Average throughput"]["MeasuredValue"]
+    expected_mfu = 100 * metrics["Average throughput"]["MeasuredValue"] * params["flops_per_sequence"] / 1e12
+    assert metrics["MFU"]["MeasuredValue"] == pytest.approx(expected_mfu)
+    with open(os.path.join(out, "metrics.png"), "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert sorted(n for n in os.listdir(out) if n.startswith("ckpt_")) == ["ckpt_3.pt"]
+
+
+def test_plot_command(reference_run, tmp_path):
+    png = tmp_path / "loss.png"
+    result = run_cli(["plot", os.path.join(reference_run, "metrics.jsonl"), "-o", str(png)])
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert run_cli(["plot", str(tmp_path / "none.jsonl"), "-o", str(png)]).returncode == 3
+
+
+def test_extract_graphs_only_runs_five_steps_and_writes_nothing(corpus_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("NEURON_EXTRACT_GRAPHS_ONLY", "1")
+    out = tmp_path / "compile"
+    assert main(pretrain_args(corpus_dir, str(out), "--checkpoint-every", "1", steps=50)) == 0
+    stdout = capsys.readouterr().out
+    assert len([l for l in stdout.splitlines() if l.startswith("step ")]) == 5
+    assert not out.exists()
+
+
+def test_kill_and_resume_gives_the_same_losses(corpus_dir, reference_run, tmp_path, capsys):
+    out = str(tmp_path / "killed")
+    cmd = [PYTHON, "-m", "die_after_step"] + pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)
+    killed = subprocess.run(cmd, env=child_env(TRN_DIE_AFTER_STEP="5"), capture_output=True, text=True,
+                            timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    assert sorted(os.listdir(out)) == ["ckpt_2.pt", "ckpt_4.pt", "metrics.jsonl"]
+    assert len(read_metrics(out)) == 5
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
+    assert "resumed from" in capsys.readouterr().out
+    got, want = _losses(out), _losses(reference_run)
+    assert len(got) == 8
+    assert max(abs(a - b) for a, b in zip(got, want)) < 1e-6
+    final = torch.load(os.path.join(out, "ckpt_8.pt"))["model"]
+    ref = torch.load(os.path.join(reference_run, "ckpt_8.pt"))["model"]
+    assert max((final[k] - ref[k]).abs().max().item() for k in ref) < 1e-6
+
+
+def test_truncated_newest_checkpoint_falls_back_to_the_previous(corpus_dir, reference_run, tmp_path, capsys):
+    out = str(tmp_path / "truncated")
+    shutil.copytree(reference_run, out)
+    assert sorted(n for n in os.listdir(out) if n.startswith("ckpt_")) == ["ckpt_4.pt", "ckpt_6.pt", "ckpt_8.pt"]
+    newest = os.path.join(out, "ckpt_8.pt")
+    size = os.path.getsize(newest)
+    with open(newest, "r+b") as f:
+        f.truncate(size // 2)
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
+    stdout = capsys.readouterr().out
+    assert "warning: skipping checkpoint" in stdout and "ckpt_8.pt" in stdout
+    assert "resumed from " + os.path.join(out, "ckpt_6.pt") in stdout
+    assert [l.split()[1] for l in stdout.splitlines() if l.startswith("step ")] == ["7/8", "8/8"]
+    assert max(abs(a - b) for a, b in zip(_losses(out), _losses(reference_run))) < 1e-6
+    assert torch.load(newest)["step"] == 8  # rewritten whole
+
+
+# ---- bad input: one clear error each, non-zero exit, nothing overwritten ----------------------
+
+def _snapshot(directory):
+    result = {}
+    for root, _, files in os.walk(directory):
+        for name in files:
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                result[os.path.relpath(path, directory)] = hashlib.sha256(f.read()).hexdigest()
+    return result
+
+
+@pytest.fixture
+def finished_output(reference_run, tmp_path):
+    out = str(tmp_path / "finished")
+    shutil.copytree(reference_run, out)
+    return out
+
+
+def _expect_error(args, code, *needles):
+    result = run_cli(args)
+    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
+    errors = [l for l in result.stderr.splitlines() if l.startswith("trn_trainer: error:")]
+    assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
+    for needle in needles:
+        assert needle in errors[0], errors[0]
+    return errors[0]
+
+
+def test_no_shards_lists_pattern_and_directory(tmp_path, finished_output):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("x")
+    before = _snapshot(finished_output)
+    _expect_error(pretrain_args(str(empty), finished_output, steps=10), 3, "*_training_*.hdf5", str(empty))
+    assert _snapshot(finished_output) == before
+
+
+def test_corrupt_hdf5_is_named(corpus_dir, tmp_path, finished_output):
+    data = tmp_path / "data"
+    shutil.copytree(corpus_dir, data)
+    bad = data / "fortunes_training_1.hdf5"
+    bad.write_bytes(bad.read_bytes()[:1000])
+    before = _snapshot(finished_output)
+    _expect_error(pretrain_args(str(data), finished_output, steps=10), 3, str(bad))
+    assert _snapshot(finished_output) == before
+
+
+def test_checkpoint_of_another_model_config(corpus_dir, finished_output):
+    before = _snapshot(finished_output)
+    args = pretrain_args(corpus_dir, finished_output, steps=10)
+    args[args.index("--model") + 1] = "mini"
+    _expect_error(args, 4, "ckpt_8.pt", "hidden_size")
+    assert _snapshot(finished_output) == before
+
+
+def test_accumulation_that_does_not_divide(corpus_dir, finished_output):
+    before = _snapshot(finished_output)
+    _expect_error(pretrain_args(corpus_dir, finished_output, steps=10, micro=3, global_batch=8), 2,
+                  "--global-batch 8", "--micro-batch 3")
+    assert _snapshot(finished_output) == before
