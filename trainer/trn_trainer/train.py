@@ -221,11 +221,13 @@ class Trainer:
             "optimizer_name": self.args.optimizer, "global_batch": self.global_batch,
             "seed": self.args.seed,
         }
+        t0 = time.perf_counter()
         path = checkpoint.save(self.args.output, self.step, state, self.args.keep_checkpoints)
-        self.say(f"checkpoint {path}")
+        took = time.perf_counter() - t0
+        self.say(f"checkpoint {path} ({took:.2f} s)")
 
     # ------------------------------------------------------------------------------------------
-    def run(self):
+    def start(self):
         self.setup()
         a = self.args
         self.say(f"trn_trainer: {a.model} ({sum(p.numel() for p in self.params):,} parameters, "
@@ -236,19 +238,25 @@ class Trainer:
             self.say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {self.last_step - self.step} steps to "
                      "produce every graph and writing nothing")
         self.step_times = []
+        self.first = True
         self.last_time = time.perf_counter()
-        first = True
+
+    def one_step(self):
+        """Train, record and (when due) checkpoint one optimizer step."""
+        sums, grad_norm, lr, data_s = self.train_step()
+        self.device.after_step(self.record, self.step, sums, grad_norm, lr, data_s, self.first)
+        self.device.step_end()  # XLA: cut and run the graph; the record closure follows
+        self.first = False
+        every = self.args.checkpoint_every
+        if (every and self.step % every == 0) or self.step == self.last_step:
+            self.save_checkpoint()
+            self.last_time = time.perf_counter()  # step times leave checkpoint writes out
+
+    def finish(self, completed):
         try:
-            while self.step < self.last_step:
-                sums, grad_norm, lr, data_s = self.train_step()
-                self.device.after_step(self.record, self.step, sums, grad_norm, lr, data_s, first)
-                self.device.step_end()  # XLA: cut and run the graph; the record closure follows
-                first = False
-                every = a.checkpoint_every
-                if (every and self.step % every == 0) or self.step == self.last_step:
-                    self.save_checkpoint()
-            self.device.synchronize()
-            self.device.barrier()
+            if completed:
+                self.device.synchronize()
+                self.device.barrier()
         finally:
             self.loader.close()
             if self.metrics is not None:
@@ -256,9 +264,20 @@ class Trainer:
             if self.tensorboard is not None:
                 self.tensorboard.close()
         summary = {}
-        if self.is_main and not self.extract_only:
+        if completed and self.is_main and not self.extract_only:
             summary = self.write_outputs()
         self.device.shutdown()
+        return summary
+
+    def run(self):
+        self.start()
+        completed = False
+        try:
+            while self.step < self.last_step:
+                self.one_step()
+            completed = True
+        finally:
+            summary = self.finish(completed)
         return summary
 
     def write_outputs(self):
