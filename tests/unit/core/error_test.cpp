@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "trn/common/error.hpp"
+
+#include <gtest/gtest.h>
 
 TEST(Error, CarriesTheUserFacingMessage) {
   try {

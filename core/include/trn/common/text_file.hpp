@@ -1,0 +1,38 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace trn {
+
+// Reading small text files (sysfs attributes, procfs, caches) with the reason a read failed,
+// so callers can tell "absent" (normal for optional hardware) from "not allowed" and garbage.
+struct FileRead {
+  enum class Status { kOk, kMissing, kPermissionDenied, kFailed };
+  Status status = Status::kFailed;
+  std::string text;
+  int error_number = 0;  // errno when status != kOk
+
+  bool ok() const { return status == Status::kOk; }
+};
+
+// Files larger than this are refused (sysfs attributes are a page; caches are far smaller).
+inline constexpr std::size_t kMaxTextFileBytes = 16u << 20;
+
+FileRead try_read_text(const std::filesystem::path& path);
+
+// Reads a file or throws trn::Error "cannot read <path>: <reason>: <fix>".
+std::string read_text(const std::filesystem::path& path, std::string_view fix);
+
+// Surrounding whitespace removed (sysfs values end in a newline, some do not).
+std::string_view trim(std::string_view text);
+
+// Writes `content` to a temporary file next to `path` and renames it over `path`, so readers
+// never see a partial file. Creates the parent directory (mode 0755) when missing.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content,
+                           mode_t mode);
+
+}  // namespace trn

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trn::taskenv {
+
+// EFA use: auto = where EFA devices exist; required = fail the step on a node without one;
+// off = never set the libfabric variables.
+enum class EfaMode { kAuto, kRequired, kOff };
+
+EfaMode parse_efa_mode(std::string_view text, std::string_view what);
+std::string_view to_string(EfaMode mode);
+
+// Site and user choices that shape the environment (plugstack arguments, srun options).
+struct EnvOptions {
+  EfaMode efa = EfaMode::kAuto;
+  // NEURON_COMPILE_CACHE_URL to set: a directory or s3:// URL; none: leave it to the runtime.
+  std::optional<std::string> compile_cache;
+  // Replace variables the user already set (by default the user's value wins).
+  bool override_user = false;
+};
+
+}  // namespace trn::taskenv

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace trn::topology {
+
+// What AWS documents per instance type: the Neuron index -> PCI function map (neuron-ls
+// tables) and the EFA that serves each device (aws-neuron/connected-device-maps-over-efa-for-
+// neuron). Used when no recorded `neuron-ls -j` output is given. See FACTS.md section 4.
+struct DocumentedDevice {
+  unsigned index;
+  std::string_view pci;  // "10:1c.0", domain 0000
+  int numa_node;
+  std::string_view efa_pci;  // "" when the instance has no EFA map
+};
+
+struct InstanceMap {
+  std::string_view instance_type;
+  std::span<const DocumentedDevice> devices;
+};
+
+// nullptr when the instance type has no documented map.
+const InstanceMap* documented_instance_map(std::string_view instance_type);
+
+// PCI device ids of Neuron devices (vendor 0x1d0f): Inf1 0x7064-0x7067, Trn1 0x7164,
+// Inf2 0x7264, Trn2 0x7364.
+bool is_neuron_pci_device(unsigned device_id);
+// EFA PCI device ids (vendor 0x1d0f): 0xefa0-0xefa3.
+bool is_efa_pci_device(unsigned device_id);
+inline constexpr unsigned kAmazonPciVendor = 0x1d0f;
+
+// NeuronCores per device by info/architecture/device_name, for when core_count is unreadable
+// (it is root-only); 0 when the name is unknown.
+unsigned documented_cores_per_device(std::string_view device_name);
+
+}  // namespace trn::topology

@@ -1,0 +1,114 @@
+#include "trn/common/text_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "trn/common/error.hpp"
+
+namespace trn {
+namespace {
+
+FileRead failure(int error_number) {
+  FileRead out;
+  out.error_number = error_number;
+  if (error_number == ENOENT || error_number == ENOTDIR) {
+    out.status = FileRead::Status::kMissing;
+  } else if (error_number == EACCES || error_number == EPERM) {
+    out.status = FileRead::Status::kPermissionDenied;
+  } else {
+    out.status = FileRead::Status::kFailed;
+  }
+  return out;
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+FileRead try_read_text(const std::filesystem::path& path) {
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return failure(errno);
+  FileRead out;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return failure(errno);
+    }
+    if (n == 0) break;
+    out.text.append(buffer, static_cast<std::size_t>(n));
+    if (out.text.size() > kMaxTextFileBytes) return failure(EFBIG);
+  }
+  out.status = FileRead::Status::kOk;
+  return out;
+}
+
+std::string read_text(const std::filesystem::path& path, std::string_view fix) {
+  FileRead read = try_read_text(path);
+  if (!read.ok()) {
+    throw Error("cannot read " + path.string() + ": " + std::strerror(read.error_number) + ": " +
+                std::string(fix));
+  }
+  return std::move(read.text);
+}
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n");
+  return text.substr(first, last - first + 1);
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content,
+                           mode_t mode) {
+  const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  const auto fail = [&](const std::string& step, int error_number) {
+    throw Error("cannot write " + path.string() + " (" + step + ": " + std::strerror(error_number) +
+                "): make " + dir.string() + " a writable directory or choose another path");
+  };
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail("create directory", ec.value());
+  std::string temp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
+  Fd fd(::mkstemp(temp.data()));
+  if (fd.get() < 0) fail("create temporary file", errno);
+  const auto discard = [&](const std::string& step) {
+    const int saved = errno;
+    ::unlink(temp.c_str());
+    fail(step, saved);
+  };
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      discard("write");
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd.get(), mode) != 0) discard("chmod");
+  if (::fsync(fd.get()) != 0) discard("fsync");
+  if (::close(fd.release()) != 0) discard("close");
+  if (::rename(temp.c_str(), path.c_str()) != 0) discard("rename");
+}
+
+}  // namespace trn

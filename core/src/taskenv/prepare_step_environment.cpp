@@ -1,0 +1,117 @@
+#include <string>
+
+#include "trn/common/error.hpp"
+#include "trn/taskenv/task_environment.hpp"
+#include "trn/topology/kernel_release.hpp"
+
+namespace trn::taskenv {
+namespace {
+
+using Entry = StepEnvironment::Entry;
+
+Entry user_wins(std::string name, std::string value) {
+  return {{std::move(name), std::move(value)}, true};
+}
+
+Entry decision(std::string name, std::string value) {
+  return {{std::move(name), std::move(value)}, false};
+}
+
+void check_facts(const placement::StepPlacement& placement, const StepFacts& facts) {
+  const auto fail = [](const std::string& why) {
+    throw Error("inconsistent step facts (" + why + "): pass the step's own Slurm values");
+  };
+  if (facts.nnodes == 0 || facts.node_id >= facts.nnodes) {
+    fail("node " + std::to_string(facts.node_id) + " of " + std::to_string(facts.nnodes));
+  }
+  if (facts.local_task_count != placement.tasks.size()) {
+    fail(std::to_string(facts.local_task_count) + " local tasks but a placement for " +
+         std::to_string(placement.tasks.size()));
+  }
+  if (facts.total_task_count < facts.local_task_count) {
+    fail(std::to_string(facts.total_task_count) + " tasks in total but " +
+         std::to_string(facts.local_task_count) + " on this node");
+  }
+  if (facts.first_host.empty()) {
+    throw Error("the step's first node is unknown: pass the first host of SLURM_STEP_NODELIST");
+  }
+}
+
+std::string efa_names(const topology::NodeTopology& topology) {
+  std::string out;
+  for (const auto& efa : topology.efa_devices) out += (out.empty() ? "" : ",") + efa.name;
+  return out;
+}
+
+}  // namespace
+
+StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
+                                         const placement::StepPlacement& placement,
+                                         const StepFacts& facts, const EnvOptions& options) {
+  check_facts(placement, facts);
+  StepEnvironment step;
+  step.override_user = options.override_user;
+  step.compile_cache = options.compile_cache;
+  step.rendezvous_host = facts.first_host;
+  step.ports = rendezvous_ports(facts.job_id, facts.step_id);
+  step.one_task_per_node = facts.total_task_count == facts.nnodes;
+  const bool neuron = placement.has_neuron_cores();
+  if (neuron) step.root_comm_port = std::to_string(step.ports.root_comm_port);
+
+  const bool has_efa = !topology.efa_devices.empty();
+  if (options.efa == EfaMode::kRequired && !has_efa) {
+    throw Error("EFA is required (efa=required / --neuron-efa=required) but node " +
+                facts.node_name +
+                " has no EFA device: attach EFA interfaces to the instance "
+                "or run with --neuron-efa=auto");
+  }
+  auto& common = step.common;
+  if (options.efa != EfaMode::kOff && has_efa) {
+    common.push_back(user_wins("FI_PROVIDER", "efa"));
+    common.push_back(user_wins("FI_EFA_USE_DEVICE_RDMA", "1"));
+    const auto kernel = topology::parse_kernel_release(topology.kernel_release, "kernel release");
+    if (topology::efa_needs_fork_safe(kernel)) {
+      common.push_back(user_wins("FI_EFA_FORK_SAFE", "1"));
+      step.notes.push_back("kernel " + topology.kernel_release +
+                           " is older than 5.15: FI_EFA_FORK_SAFE=1");
+    }
+  } else if (has_efa) {
+    step.notes.push_back("EFA devices " + efa_names(topology) + " left unused (efa=off)");
+  }
+  if (neuron && topology.is_trainium2()) {
+    common.push_back(user_wins("NEURON_LOGICAL_NC_CONFIG", std::to_string(placement.lnc)));
+  }
+  common.push_back(user_wins("MASTER_ADDR", facts.first_host));
+  common.push_back(user_wins("MASTER_PORT", std::to_string(step.ports.master_port)));
+  if (step.one_task_per_node) {
+    common.push_back(user_wins("PET_NNODES", std::to_string(facts.nnodes)));
+    common.push_back(user_wins("PET_NODE_RANK", std::to_string(facts.node_id)));
+    common.push_back(user_wins("PET_MASTER_PORT", std::to_string(step.ports.master_port)));
+  } else {
+    common.push_back(user_wins("WORLD_SIZE", std::to_string(facts.total_task_count)));
+    common.push_back(user_wins("LOCAL_WORLD_SIZE", std::to_string(facts.local_task_count)));
+    common.push_back(user_wins("NODE_RANK", std::to_string(facts.node_id)));
+  }
+  common.push_back(decision("TRN_INSTANCE_TYPE",
+                            topology.instance_type.empty() ? "unknown" : topology.instance_type));
+
+  step.per_task.resize(placement.tasks.size());
+  for (std::size_t i = 0; i < placement.tasks.size(); ++i) {
+    const auto& task = placement.tasks[i];
+    auto& entries = step.per_task[i];
+    if (neuron) entries.push_back(user_wins("NEURON_RT_VISIBLE_CORES", task.visible_cores));
+    if (step.one_task_per_node) {
+      const auto workers = task.neuron_cores.empty() ? 1 : task.neuron_cores.size();
+      entries.push_back(user_wins("PET_NPROC_PER_NODE", std::to_string(workers)));
+    }
+    entries.push_back(decision("TRN_CPUS", task.cpu_list));
+    std::string efa;
+    if (options.efa != EfaMode::kOff) {
+      for (const auto& name : task.efa_devices) efa += (efa.empty() ? "" : ",") + name;
+    }
+    if (!efa.empty()) entries.push_back(decision("TRN_EFA_DEVICES", efa));
+  }
+  return step;
+}
+
+}  // namespace trn::taskenv

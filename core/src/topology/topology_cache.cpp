@@ -1,0 +1,65 @@
+#include "trn/topology/topology_cache.hpp"
+
+#include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
+#include "trn/topology/topology_json.hpp"
+
+namespace trn::topology {
+namespace {
+
+std::string root_key(const std::filesystem::path& fsroot) {
+  return fsroot.lexically_normal().string();
+}
+
+}  // namespace
+
+std::optional<NodeTopology> load_cached_topology(const std::filesystem::path& cache_file,
+                                                 const std::filesystem::path& fsroot,
+                                                 std::string* why_not) {
+  const auto reject = [&](std::string why) -> std::optional<NodeTopology> {
+    if (why_not != nullptr) *why_not = std::move(why);
+    return std::nullopt;
+  };
+  FileRead cached = try_read_text(cache_file);
+  if (!cached.ok()) return reject("no readable topology cache at " + cache_file.string());
+  NodeTopology topology;
+  try {
+    topology = topology_from_json(cached.text, cache_file.string());
+  } catch (const Error& e) {
+    return reject(e.what());
+  }
+  if (root_key(topology.fsroot) != root_key(fsroot)) {
+    return reject(cache_file.string() + " describes root " + topology.fsroot + ", not " +
+                  fsroot.string());
+  }
+  const FileRead boot = try_read_text(fsroot / "proc/sys/kernel/random/boot_id");
+  if (!boot.ok() || std::string(trim(boot.text)) != topology.boot_id) {
+    return reject(cache_file.string() + " was written during another boot");
+  }
+  return topology;
+}
+
+void save_topology_cache(const NodeTopology& topology, const std::filesystem::path& cache_file) {
+  write_file_atomically(cache_file, topology_to_json(topology), 0644);
+}
+
+CachedDiscovery discover_cached(const DiscoveryOptions& options,
+                                const std::filesystem::path& cache_file) {
+  CachedDiscovery out;
+  std::string why_not;
+  if (auto cached = load_cached_topology(cache_file, options.fsroot, &why_not)) {
+    out.topology = std::move(*cached);
+    out.from_cache = true;
+    return out;
+  }
+  out.topology = discover(options);
+  out.note = "discovered the node topology (" + why_not + ")";
+  try {
+    save_topology_cache(out.topology, cache_file);
+  } catch (const Error& e) {
+    out.note += "; not cached: " + std::string(e.what());
+  }
+  return out;
+}
+
+}  // namespace trn::topology
