@@ -14,10 +14,12 @@ _M32 = 0xFFFFFFFF
 
 
 def hash32(x):
-    """A 32-bit integer mix (products stay below 2**59, so int64 never overflows)."""
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & _M32
-    x = (((x >> 16) ^ x) * 0x45D9F3B) & _M32
-    return (x >> 16) ^ x
+    """A 32-bit integer mix. In int64 the products stay below 2**59; where a backend computes in
+    int32 (Neuron lowers int64 to int32) they wrap, and masking each shift to 16 bits makes the
+    low 32 bits, and so the masks, come out the same either way."""
+    x = ((((x >> 16) & 0xFFFF) ^ x) * 0x45D9F3B) & _M32
+    x = ((((x >> 16) & 0xFFFF) ^ x) * 0x45D9F3B) & _M32
+    return ((x >> 16) & 0xFFFF) ^ x
 
 
 def sample_seeds(run_seed, positions):
@@ -72,7 +74,7 @@ class SampleDropout(nn.Module):
         base1 = hash32(seeds ^ hash32(torch.full_like(seeds, self.site)))
         base2 = hash32(base1 + 0x9E3779B)
         bits = hash32(hash32(counters.view(1, half) + base1) ^ base2)
-        rand16 = torch.cat((bits & 0xFFFF, bits >> 16), dim=1)[:, :per_sample]
+        rand16 = torch.cat((bits & 0xFFFF, (bits >> 16) & 0xFFFF), dim=1)[:, :per_sample]
         threshold = int(round(self.p * 65536))
         keep = rand16 >= threshold
         scale = 1.0 / (1.0 - self.p)
