@@ -1,0 +1,35 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trn::run {
+
+// The output of one rank of a failed training step (srun --label lines, label removed).
+struct RankOutput {
+  unsigned rank = 0;
+  std::string node;
+  std::string text;
+};
+
+enum class FailureKind {
+  kUserError,    // every rank raised the same Python exception: requeueing cannot help
+  kNodeFailure,  // anything else: a rank vanished, ranks disagree, a node or the fabric failed
+};
+
+struct FailureDiagnosis {
+  FailureKind kind = FailureKind::kNodeFailure;
+  std::string exception;  // the common exception line, for a user error
+  std::string excerpt;    // the traceback of the first failing rank, for a user error
+  std::string summary;    // one line for the job log
+};
+
+// Tells a user error from a node failure after a training step failed: a Python exception is
+// the user's when every rank that produced output ends in the same exception line.
+FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
+                                           unsigned expected_ranks);
+
+// Splits srun --label output ("12: text") into per-rank outputs.
+std::vector<RankOutput> split_labelled_output(const std::string& labelled, const std::string& node);
+
+}  // namespace trn::run
