@@ -194,8 +194,9 @@ class Trainer:
         }
         if first:
             row["first_of_run"] = True
-        if not math.isfinite(row["loss"]):
-            row["loss"] = row["mlm_loss"] = row["nsp_loss"] = None
+        for key, value in row.items():  # metrics.jsonl stays strict JSON: null, never NaN
+            if isinstance(value, float) and not math.isfinite(value):
+                row[key] = None
         self.step_times.append(step_s)
         if self.metrics is not None:
             self.metrics.write(row)
