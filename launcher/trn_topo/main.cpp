@@ -1,0 +1,73 @@
+// trn-topo: shows what trn-slurm sees on a node and what each task of a step would get.
+// Errors are one line "trn-topo: ..." and exit status 2.
+
+#include <boost/program_options/errors.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "options.hpp"
+#include "report.hpp"
+#include "trn/common/error.hpp"
+#include "trn/topology/topology_cache.hpp"
+
+namespace {
+
+using namespace trn;
+
+topo_tool::Report build_report(topo_tool::Options& options) {
+  topo_tool::Report report;
+  std::string why_not;
+  std::optional<topology::NodeTopology> cached;
+  if (options.cache_file) {
+    cached =
+        topology::load_cached_topology(*options.cache_file, options.discovery.fsroot, &why_not);
+  }
+  if (cached) {
+    report.topology = std::move(*cached);
+    report.topology_note = "read from " + *options.cache_file;
+  } else {
+    if (options.run_neuron_ls) options.discovery.neuron_ls = topology::run_neuron_ls();
+    report.topology = topology::discover(options.discovery);
+    report.topology_note = "discovered from " + options.discovery.fsroot.string() +
+                           (why_not.empty() ? "" : " (" + why_not + ")");
+  }
+  report.placement = placement::place_step(report.topology, options.request);
+  report.step_environment = taskenv::prepare_step_environment(report.topology, report.placement,
+                                                              options.facts, options.env);
+  const taskenv::EnvLookup from_process = [](const std::string& name) {
+    const char* value = std::getenv(name.c_str());
+    return value ? std::optional<std::string>(value) : std::nullopt;
+  };
+  for (unsigned i = 0; i < options.request.local_tasks; ++i) {
+    const taskenv::TaskIds ids{i, options.facts.node_id * options.request.local_tasks + i};
+    report.tasks.push_back(taskenv::task_environment(report.step_environment, ids, from_process));
+  }
+  if (options.fabric) report.fabric = topo_tool::query_fabric();
+  return report;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    auto options = topo_tool::parse_options(argc, argv);
+    if (options.help) {
+      std::cout << options.help_text;
+      return 0;
+    }
+    const auto report = build_report(options);
+    if (options.json) {
+      topo_tool::print_json(std::cout, report);
+    } else {
+      topo_tool::print_text(std::cout, report);
+    }
+    return 0;
+  } catch (const trn::Error& e) {
+    std::cerr << "trn-topo: " << e.what() << "\n";
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "trn-topo: " << e.what() << ": see trn-topo --help\n";
+  } catch (const std::exception& e) {
+    std::cerr << "trn-topo: unexpected failure: " << e.what() << "\n";
+  }
+  return 2;
+}

@@ -1,0 +1,111 @@
+#include "options.hpp"
+
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <cstdlib>
+#include <sstream>
+
+#include "trn/common/error.hpp"
+#include "trn/common/hostlist.hpp"
+
+namespace trn::topo_tool {
+namespace po = boost::program_options;
+
+namespace {
+
+std::string this_host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "localhost";
+  return name;
+}
+
+std::uint32_t from_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return 0;
+  char* end = nullptr;
+  const unsigned long parsed = std::strtoul(value, &end, 10);
+  return (*value != '\0' && *end == '\0') ? static_cast<std::uint32_t>(parsed) : 0;
+}
+
+}  // namespace
+
+Options parse_options(int argc, char** argv) {
+  Options out;
+  std::string fsroot = "/", bind = "numa", efa = "auto", nodelist;
+  std::string neuron_ls, cpus, cores, devices, compile_cache;
+  unsigned tasks = 1, nodes = 1, node_id = 0, cores_per_task = 0, lnc = 0;
+  std::uint32_t job_id = from_env("SLURM_JOB_ID"), step_id = 0;
+  po::options_description desc(
+      "Usage: trn-topo [options]\n"
+      "Shows the node's Neuron devices, cores, NUMA nodes and EFA devices, and the placement\n"
+      "and environment each task of a step would get (the SPANK plugin's code path).\n"
+      "Variables already set in your environment are kept, as the plugin would keep them.\n"
+      "Options");
+  desc.add_options()("help,h", "this text")("fsroot", po::value(&fsroot),
+                                            "filesystem root to read (default /; a recorded tree)")(
+      "neuron-ls", po::value(&neuron_ls),
+      "recorded `neuron-ls -j` output (default: run /opt/aws/neuron/bin/neuron-ls when the "
+      "root is /)")("cache", po::value<std::string>(),
+                    "topology cache to use when valid for this root and boot (e.g. "
+                    "/run/trn-slurm/topology.json)")("tasks", po::value(&tasks),
+                                                     "tasks of the step on this node (default 1)")(
+      "cores-per-task", po::value(&cores_per_task), "NeuronCores per task (default all / tasks)")(
+      "bind", po::value(&bind), "CPU binding: numa (default), cores or none")(
+      "lnc", po::value(&lnc), "logical NeuronCore config on Trainium2: 1 or 2")(
+      "cpus", po::value(&cpus), "CPUs the step may use, e.g. 0-31,64-95")(
+      "cores", po::value(&cores), "Slurm core ids the step may use (S_STEP_ALLOC_CORES)")(
+      "devices", po::value(&devices), "Neuron devices granted to the step (SLURM_STEP_GPUS)")(
+      "nodes", po::value(&nodes), "nodes in the step (default 1)")(
+      "node-id", po::value(&node_id), "this node's rank in the step (default 0)")(
+      "nodelist", po::value(&nodelist), "the step's Slurm hostlist (default: this host)")(
+      "job-id", po::value(&job_id), "job id for the rendezvous ports (default $SLURM_JOB_ID or 0)")(
+      "step-id", po::value(&step_id), "step id for the rendezvous ports (default 0)")(
+      "efa", po::value(&efa), "EFA use: auto (default), required or off")(
+      "compile-cache", po::value(&compile_cache), "NEURON_COMPILE_CACHE_URL to set")(
+      "json", "print JSON instead of text")("no-fabric",
+                                            "do not query libfabric for its providers");
+  po::variables_map vm;
+  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+  po::notify(vm);
+  std::ostringstream help;
+  help << desc;
+  out.help_text = help.str();
+  out.help = vm.count("help") > 0;
+  out.json = vm.count("json") > 0;
+  out.fabric = vm.count("no-fabric") == 0;
+
+  out.discovery.fsroot = fsroot;
+  if (!neuron_ls.empty()) {
+    out.discovery.neuron_ls = topology::read_neuron_ls_file(neuron_ls);
+  } else {
+    out.run_neuron_ls = std::filesystem::path(fsroot).lexically_normal() == "/";
+  }
+  if (vm.count("cache")) out.cache_file = vm["cache"].as<std::string>();
+
+  auto& r = out.request;
+  r.local_tasks = tasks;
+  if (vm.count("cores-per-task")) r.cores_per_task = cores_per_task;
+  r.bind = placement::parse_bind_mode(bind, "--bind");
+  if (vm.count("lnc")) r.lnc = lnc;
+  if (const char* env_lnc = std::getenv("NEURON_LOGICAL_NC_CONFIG")) r.lnc_env = env_lnc;
+  if (vm.count("cpus")) r.allowed_cpus = IdList::parse(cpus, "--cpus");
+  if (vm.count("cores")) r.allowed_cores = IdList::parse(cores, "--cores");
+  if (vm.count("devices")) r.allowed_devices = IdList::parse(devices, "--devices");
+
+  auto& f = out.facts;
+  f.job_id = job_id;
+  f.step_id = step_id;
+  f.nnodes = nodes;
+  f.node_id = node_id;
+  f.local_task_count = tasks;
+  f.total_task_count = tasks * nodes;
+  f.node_name = this_host();
+  f.first_host = first_host(nodelist.empty() ? f.node_name : nodelist);
+
+  out.env.efa = taskenv::parse_efa_mode(efa, "--efa");
+  if (!compile_cache.empty()) out.env.compile_cache = compile_cache;
+  return out;
+}
+
+}  // namespace trn::topo_tool
