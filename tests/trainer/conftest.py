@@ -1,48 +1,11 @@
-"""Shared fixtures: a small corpus from the Debian package fortunes-min, prepared once."""
+"""Fixtures: one process environment per test, and a small corpus from the Debian package
+fortunes-min prepared once per session."""
 
-import json
 import os
-import subprocess
-import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TRAINER = os.path.join(ROOT, "trainer")
-HELPERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers")
-FORTUNES = "/usr/share/games/fortunes"
-PYTHON = "/usr/bin/python3"
-DIST_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
-             "NEURON_EXTRACT_GRAPHS_ONLY")
-
-if TRAINER not in sys.path:
-    sys.path.insert(0, TRAINER)
-
-
-def child_env(**extra):
-    env = {k: v for k, v in os.environ.items() if k not in DIST_VARS}
-    env["PYTHONPATH"] = TRAINER + os.pathsep + HELPERS
-    env.update(extra)
-    return env
-
-
-def run_cli(args, timeout=300, **env):
-    """`python3 -m trn_trainer ARGS` in a child process; returns CompletedProcess."""
-    return subprocess.run([PYTHON, "-m", "trn_trainer"] + list(args), env=child_env(**env),
-                          capture_output=True, text=True, timeout=timeout)
-
-
-def torchrun(nproc, module_args, timeout=300, module="trn_trainer"):
-    # Debian's torch 1.13 on Python 3.11: torchrun's default "-r 0 -t 0" crashes in Std.from_str
-    # (IntFlag iteration changed in 3.11), so redirect and tee stdout explicitly.
-    cmd = [PYTHON, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc),
-           "-r", "1", "-t", "1", "-m", module] + list(module_args)
-    return subprocess.run(cmd, env=child_env(), capture_output=True, text=True, timeout=timeout)
-
-
-def read_metrics(output_dir):
-    with open(os.path.join(output_dir, "metrics.jsonl")) as f:
-        return [json.loads(line) for line in f if line.strip()]
+from trainer_testlib import DIST_VARS, FORTUNES
 
 
 @pytest.fixture(autouse=True)
@@ -63,9 +26,3 @@ def corpus_dir(tmp_path_factory):
                "--num-shards", "2", "--seed", "7", "--name", "fortunes"])
     assert rc == 0
     return str(out)
-
-
-def pretrain_args(data, output, *extra, steps=4, micro=2, global_batch=8):
-    return ["pretrain", "--data", data, "--output", output, "--model", "tiny", "--micro-batch",
-            str(micro), "--global-batch", str(global_batch), "--steps", str(steps), "--log-every", "1",
-            "--no-plot"] + list(extra)

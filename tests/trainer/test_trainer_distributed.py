@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from conftest import pretrain_args, read_metrics, torchrun
+from trainer_testlib import pretrain_args, read_metrics, torchrun
 
 
 def _run(corpus_dir, out, world, micro, steps=4, global_batch=8, module="trn_trainer", extra=()):

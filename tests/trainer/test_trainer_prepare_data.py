@@ -5,7 +5,7 @@ import h5py
 import numpy as np
 import pytest
 
-from conftest import FORTUNES
+from trainer_testlib import FORTUNES
 from trn_trainer.cli import main
 from trn_trainer.prepare import KEYS_AND_DTYPES
 from trn_trainer.tokenizer import WordPieceTokenizer, basic_tokenize, load_vocab

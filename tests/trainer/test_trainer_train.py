@@ -8,7 +8,7 @@ import subprocess
 import pytest
 import torch
 
-from conftest import PYTHON, child_env, pretrain_args, read_metrics, run_cli
+from trainer_testlib import PYTHON, child_env, pretrain_args, read_metrics, run_cli
 from trn_trainer.cli import main
 
 
