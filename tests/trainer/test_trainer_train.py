@@ -1,4 +1,5 @@
 import hashlib
+import importlib.util
 import json
 import math
 import os
@@ -171,3 +172,11 @@ def test_accumulation_that_does_not_divide(corpus_dir, finished_output):
     _expect_error(pretrain_args(corpus_dir, finished_output, steps=10, micro=3, global_batch=8), 2,
                   "--global-batch 8", "--micro-batch 3")
     assert _snapshot(finished_output) == before
+
+
+@pytest.mark.skipif(importlib.util.find_spec("transformers") is not None,
+                    reason="transformers is installed here: --model-impl hf works")
+def test_model_impl_hf_without_transformers_is_a_clear_error(corpus_dir, tmp_path):
+    out = tmp_path / "hf"
+    _expect_error(pretrain_args(corpus_dir, str(out), "--model-impl", "hf"), 2, "transformers")
+    assert not out.exists()
