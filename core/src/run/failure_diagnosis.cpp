@@ -67,19 +67,25 @@ FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
   return diagnosis;
 }
 
+std::optional<LabelledLine> parse_labelled_line(std::string_view line) {
+  const auto colon = line.find(": ");
+  if (colon == std::string_view::npos) return std::nullopt;
+  auto label = line.substr(0, colon);
+  while (!label.empty() && label.front() == ' ') label.remove_prefix(1);
+  unsigned rank = 0;
+  const auto [end, error] = std::from_chars(label.data(), label.data() + label.size(), rank);
+  if (label.empty() || error != std::errc{} || end != label.data() + label.size()) return std::nullopt;
+  return LabelledLine{rank, line.substr(colon + 2)};
+}
+
 std::vector<RankOutput> split_labelled_output(const std::string& labelled, const std::string& node) {
   std::map<unsigned, std::string> by_rank;
   std::istringstream lines(labelled);
   std::string line;
   while (std::getline(lines, line)) {
-    const auto colon = line.find(": ");
-    if (colon == std::string::npos || colon == 0) continue;
-    std::string_view label(line.data(), colon);
-    while (!label.empty() && label.front() == ' ') label.remove_prefix(1);
-    unsigned rank = 0;
-    const auto [end, error] = std::from_chars(label.data(), label.data() + label.size(), rank);
-    if (error != std::errc{} || end != label.data() + label.size()) continue;
-    by_rank[rank] += line.substr(colon + 2) + "\n";
+    if (const auto labelled_line = parse_labelled_line(line)) {
+      by_rank[labelled_line->rank].append(labelled_line->text).append("\n");
+    }
   }
   std::vector<RankOutput> ranks;
   for (auto& [rank, text] : by_rank) ranks.push_back({rank, node, std::move(text)});

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trn::run {
@@ -28,6 +30,13 @@ struct FailureDiagnosis {
 // the user's when every rank that produced output ends in the same exception line.
 FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
                                            unsigned expected_ranks);
+
+// One line of srun --label output ("12: text"): the rank and the text; nullopt for other lines.
+struct LabelledLine {
+  unsigned rank = 0;
+  std::string_view text;
+};
+std::optional<LabelledLine> parse_labelled_line(std::string_view line);
 
 // Splits srun --label output ("12: text") into per-rank outputs.
 std::vector<RankOutput> split_labelled_output(const std::string& labelled, const std::string& node);
