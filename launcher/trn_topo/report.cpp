@@ -141,7 +141,7 @@ void print_json(std::ostream& out, const Report& r) {
   if (r.fabric) {
     doc["libfabric"] = {{"providers", r.fabric->providers}, {"error", r.fabric->error}};
   }
-  out << doc.dump(2) << "\n";
+  out << doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace trn::topo_tool

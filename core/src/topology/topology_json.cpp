@@ -94,7 +94,8 @@ std::string topology_to_json(const NodeTopology& t) {
               {"numa_nodes", numa},
               {"cores", cores},
               {"cpus", t.cpus.to_string()}};
-  return doc.dump(1) + "\n";
+  // sysfs strings (DMI product name, device names) are not guaranteed UTF-8: never throw on them.
+  return doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 NodeTopology topology_from_json(std::string_view text, std::string_view origin) {

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <set>
 
@@ -175,4 +176,19 @@ TEST(Discovery, MissingRootIsAClearError) {
   } catch (const trn::Error& e) {
     EXPECT_NE(std::string(e.what()).find("is not a directory"), std::string::npos);
   }
+}
+
+// hwloc takes its root from HWLOC_FSROOT only: discovery sets it for the call and restores
+// whatever the process had, and a stray HWLOC_FSROOT never redirects discovery of another root.
+TEST(Discovery, HwlocRootIsScopedAndRestored) {
+  ::setenv("HWLOC_FSROOT", fixture("trn2.48xlarge").c_str(), 1);
+  trn::topology::DiscoveryOptions options;
+  options.fsroot = fixture("trn1.2xlarge");
+  const auto t = trn::topology::discover(options);
+  EXPECT_EQ(t.cpus.to_string(), "0-7");
+  ASSERT_NE(::getenv("HWLOC_FSROOT"), nullptr);
+  EXPECT_EQ(std::string(::getenv("HWLOC_FSROOT")), fixture("trn2.48xlarge").string());
+  ::unsetenv("HWLOC_FSROOT");
+  trn::topology::discover(options);
+  EXPECT_EQ(::getenv("HWLOC_FSROOT"), nullptr);
 }

@@ -32,6 +32,13 @@ TEST(TopologyJson, RoundTripsEveryFixture) {
   }
 }
 
+TEST(TopologyJson, NonUtf8SysfsStringsDoNotThrow) {
+  NodeTopology t = discovered("cpu-only");
+  t.instance_type = "c5\xff\xfe";
+  const NodeTopology back = topology_from_json(topology_to_json(t), "test");
+  EXPECT_EQ(back.instance_type, "c5\xef\xbf\xbd\xef\xbf\xbd");  // U+FFFD twice
+}
+
 TEST(TopologyJson, RejectsOtherContentNamingTheFile) {
   const std::string good = topology_to_json(discovered("trn1.2xlarge"));
   std::string wrong_format = good;
