@@ -1,0 +1,92 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trn/plan/cluster_shape.hpp"
+#include "trn/plan/command_template.hpp"
+#include "trn/plan/profile.hpp"
+
+namespace trn::plan {
+
+struct PlanRequest {
+  ClusterShape cluster;
+  std::vector<std::string> extra_args;  // trainer arguments after `--`, appended to the command
+  // Default: <output_root>/<profile>-<job id>, or <output_root>/<profile>-local without a job.
+  std::optional<std::filesystem::path> run_dir;
+  // Expands a leading "~/" in data and output_root; empty: left as written.
+  std::string home;
+};
+
+// Everything trn-run and trn-compile do follows from this; it is written to plan.json.
+struct Plan {
+  std::string profile;
+  std::filesystem::path profile_file;
+  std::optional<std::uint32_t> job_id;
+
+  std::int64_t nodes = 0;
+  std::vector<std::string> node_list;  // empty when planned without an allocation
+  bool neuron_devices = false;         // workers are NeuronCores (else CPU workers)
+  std::int64_t workers_per_node = 0;
+  std::int64_t world_size = 0;  // nodes * workers_per_node = tp * pp * dp
+  std::int64_t tensor_parallel = 1;
+  std::int64_t pipeline_parallel = 1;
+  std::int64_t data_parallel = 0;
+
+  Scaling scaling = Scaling::strong;
+  std::int64_t micro_batch = 0;
+  std::int64_t grad_accum = 0;
+  std::int64_t global_batch = 0;  // micro_batch * grad_accum * data_parallel
+  std::optional<double> lr;       // after the weak-scaling rule
+  LrRule lr_scaling = LrRule::none;
+  std::int64_t reference_nodes = 1;
+  std::int64_t reference_global_batch = 0;  // the profile's global_batch
+  std::optional<double> reference_lr;       // the profile's lr
+
+  std::int64_t steps = 0;
+  std::int64_t warmup = 0;
+  std::optional<std::int64_t> seq_len;
+  std::string model;
+  std::string data;
+  std::int64_t seed = 0;
+
+  // per-core: tasks_per_node = workers_per_node, processes_per_task = 1.
+  // torchrun: tasks_per_node = 1, processes_per_task = workers_per_node (--nproc_per_node).
+  LaunchMode launch = LaunchMode::per_core;
+  std::int64_t tasks_per_node = 0;
+  std::int64_t processes_per_task = 0;
+
+  std::int64_t compile_steps = 0;
+  std::int64_t checkpoint_every = 0;
+  std::int64_t keep_checkpoints = 0;
+  std::filesystem::path run_dir;
+  std::int64_t max_restarts = 0;
+  RequeuePolicy requeue = RequeuePolicy::node_failure;
+
+  // What each worker process runs: the training command, and the same for the compile phase
+  // where {steps_this_run} is compile_steps instead of steps.
+  std::vector<std::string> command;
+  std::vector<std::string> compile_command;
+  std::map<std::string, std::string> env;  // the profile's env, rendered
+};
+
+// The plan for a profile on a cluster. Throws trn::Error when the profile lacks a required key,
+// when tp * pp does not divide the workers, when strong scaling leaves no whole accumulation
+// (listing the node counts that work) and when a template uses a placeholder without a value.
+Plan make_plan(const Profile& profile, const PlanRequest& request);
+
+// The node counts in 1..max_nodes on which `profile` plans with `workers_per_node` workers
+// each: tp * pp divides the workers and, for strong scaling, the accumulation is whole.
+std::vector<std::int64_t> feasible_node_counts(const Profile& profile,
+                                               std::int64_t workers_per_node,
+                                               std::int64_t max_nodes);
+
+// The values the command and env templates see, by placeholder name; `compile` selects the
+// compile phase's {steps_this_run}.
+PlaceholderValues placeholder_values(const Plan& plan, bool compile);
+
+}  // namespace trn::plan

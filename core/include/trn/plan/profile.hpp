@@ -1,0 +1,86 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trn::plan {
+
+// strong: the global batch stays fixed and the accumulation shrinks as workers are added.
+// weak: the accumulation stays fixed and the global batch grows with the data-parallel degree.
+enum class Scaling { strong, weak };
+
+// How the learning rate follows the global batch under weak scaling (see Profile::lr_scaling).
+enum class LrRule { none, linear, sqrt };
+
+// per_core: one Slurm task per worker. torchrun: one Slurm task per node that starts the
+// node's workers itself (torchrun --nproc_per_node).
+enum class LaunchMode { per_core, torchrun };
+
+// When a failed training step requeues the job: only when a node failed (not on a user error
+// such as the same Python exception on every rank), on any failure, or never.
+enum class RequeuePolicy { node_failure, always, never };
+
+// The spelling used in profiles, plan.json and messages: "strong", "sqrt", "per-core",
+// "node-failure"...
+std::string_view to_string(Scaling value);
+std::string_view to_string(LrRule value);
+std::string_view to_string(LaunchMode value);
+std::string_view to_string(RequeuePolicy value);
+
+// A training recipe, independent of the cluster it runs on. The field names are the profile
+// keys; profile_keys() documents each one.
+struct Profile {
+  std::string name;              // the bundled name or the file's stem; names the run directory
+  std::filesystem::path source;  // the file it was read from (empty when built in code)
+  std::string description;
+
+  // The training command as a template, already split into words (see command_template.hpp).
+  std::vector<std::string> command;
+  std::string model;  // free text for {model}: a model name or a path
+  std::string data;   // the data directory, for {data}
+  std::optional<std::int64_t> seq_len;
+
+  std::int64_t micro_batch = 0;   // sequences per worker per micro-step (required)
+  std::int64_t global_batch = 0;  // sequences per optimizer step over all workers (required)
+  Scaling scaling = Scaling::strong;
+
+  // The peak learning rate at the reference size. Under weak scaling the global batch on
+  // N nodes is k times the profile's global_batch, k = dp(N) / dp(reference_nodes), and the
+  // learning rate becomes lr (none), lr * k (linear) or lr * sqrt(k) (sqrt). Under strong
+  // scaling k is 1, so the rule changes nothing.
+  std::optional<double> lr;
+  LrRule lr_scaling = LrRule::none;
+  // Weak scaling: the node count at which global_batch and lr hold; the accumulation is
+  // global_batch / (micro_batch * dp(reference_nodes)) and stays fixed on every node count.
+  std::int64_t reference_nodes = 1;
+
+  std::int64_t steps = 0;  // optimizer steps in total (required)
+  std::int64_t warmup = 0;
+  std::int64_t checkpoint_every = 0;  // 0: only at the end
+  std::int64_t keep_checkpoints = 3;  // 0: keep all
+  std::int64_t compile_steps = 5;     // steps the compile phase runs (the reference: 5)
+  std::int64_t seed = 12345;
+
+  LaunchMode launch = LaunchMode::per_core;
+  std::int64_t tensor_parallel = 1;
+  std::int64_t pipeline_parallel = 1;
+  std::int64_t cpu_workers_per_node = 1;  // workers on nodes without Neuron devices
+
+  std::string output_root = "runs";  // run directories go to <output_root>/<name>-<job id>
+  std::int64_t max_restarts = 3;
+  RequeuePolicy requeue = RequeuePolicy::node_failure;
+
+  // Extra environment for every worker; values are templates like the command.
+  std::map<std::string, std::string> env;
+};
+
+// Throws trn::Error naming the first required key the profile lacks (command, micro_batch,
+// global_batch, steps).
+void check_complete(const Profile& profile);
+
+}  // namespace trn::plan

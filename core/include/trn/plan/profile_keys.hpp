@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "trn/plan/profile.hpp"
+
+namespace trn::plan {
+
+// One profile key, for help texts and messages.
+struct ProfileKey {
+  std::string_view key;      // as written in a profile, e.g. "micro_batch"; "env" is a mapping
+  std::string_view accepts;  // e.g. "a whole number >= 1", "strong or weak"
+  std::string_view meaning;  // e.g. "sequences per worker per micro-step"
+};
+
+// Every key a profile may hold, in the order the documentation lists them.
+const std::vector<ProfileKey>& profile_keys();
+
+// Sets one key from text, with the type checks of a profile file: `key` is a profile key or
+// "env.NAME"; "command" is split into words like a shell would. Throws trn::Error naming the
+// key and value, the problem and what is accepted ("unknown key 'micro_bacth' (did you mean
+// 'micro_batch'?)"). The launcher maps its common flags to these keys.
+void apply_override(Profile& profile, std::string_view key, std::string_view value);
+
+// `--set key=value`: the same as apply_override, the message naming the --set option.
+void apply_set_option(Profile& profile, std::string_view assignment);
+
+}  // namespace trn::plan

@@ -1,0 +1,163 @@
+#include <cmath>
+
+#include "number_text.hpp"
+#include "scaling.hpp"
+#include "trn/common/error.hpp"
+#include "trn/plan/command_template.hpp"
+#include "trn/plan/plan.hpp"
+
+namespace trn::plan {
+namespace {
+
+std::string expand_home(const std::string& path, const std::string& home) {
+  if (home.empty()) return path;
+  if (path == "~") return home;
+  if (path.starts_with("~/")) return home + path.substr(1);
+  return path;
+}
+
+std::string where(const Profile& profile) {
+  return profile.source.empty() ? "profile " + profile.name : profile.source.string();
+}
+
+void check_cluster(const Profile& profile, const ClusterShape& cluster) {
+  if (cluster.nodes < 1) {
+    throw Error("profile " + profile.name + ": cannot plan for " + std::to_string(cluster.nodes) +
+                " nodes: give the node count (--nodes N) or run inside a Slurm job");
+  }
+  if (!cluster.node_names.empty() &&
+      static_cast<std::int64_t>(cluster.node_names.size()) != cluster.nodes) {
+    throw Error("the node list names " + std::to_string(cluster.node_names.size()) +
+                " nodes but the allocation has " + std::to_string(cluster.nodes) +
+                ": pass the nodes of one allocation");
+  }
+  if (cluster.neuron_cores_per_node < 0) {
+    throw Error("a node cannot have " + std::to_string(cluster.neuron_cores_per_node) +
+                " NeuronCores: pass 0 for nodes without Neuron devices");
+  }
+}
+
+std::optional<double> scaled_lr(const Profile& profile, double batch_factor) {
+  if (!profile.lr) {
+    if (profile.scaling == Scaling::weak && profile.lr_scaling != LrRule::none) {
+      throw Error(where(profile) + ": lr_scaling is " + std::string(to_string(profile.lr_scaling)) +
+                  " but the profile sets no lr to scale: set lr, or lr_scaling: none");
+    }
+    return std::nullopt;
+  }
+  switch (profile.lr_scaling) {
+    case LrRule::none:
+      return profile.lr;
+    case LrRule::linear:
+      return *profile.lr * batch_factor;
+    case LrRule::sqrt:
+      return *profile.lr * std::sqrt(batch_factor);
+  }
+  return profile.lr;
+}
+
+}  // namespace
+
+PlaceholderValues placeholder_values(const Plan& plan, bool compile) {
+  const auto n = [](std::int64_t v) { return std::to_string(v); };
+  PlaceholderValues values{
+      {"checkpoint_every", n(plan.checkpoint_every)},
+      {"compile_steps", n(plan.compile_steps)},
+      {"dp", n(plan.data_parallel)},
+      {"global_batch", n(plan.global_batch)},
+      {"grad_accum", n(plan.grad_accum)},
+      {"keep_checkpoints", n(plan.keep_checkpoints)},
+      {"micro_batch", n(plan.micro_batch)},
+      {"nodes", n(plan.nodes)},
+      {"pp", n(plan.pipeline_parallel)},
+      {"profile", plan.profile},
+      {"run_dir", plan.run_dir.string()},
+      {"seed", n(plan.seed)},
+      {"steps", n(plan.steps)},
+      {"steps_this_run", n(compile ? std::min(plan.compile_steps, plan.steps) : plan.steps)},
+      {"tasks_per_node", n(plan.tasks_per_node)},
+      {"tp", n(plan.tensor_parallel)},
+      {"warmup", n(plan.warmup)},
+      {"workers_per_node", n(plan.workers_per_node)},
+      {"world_size", n(plan.world_size)},
+  };
+  // Values the profile may leave unset: a template that uses them fails, naming the key.
+  if (plan.lr) values["lr"] = format_real(*plan.lr);
+  if (!plan.model.empty()) values["model"] = plan.model;
+  if (!plan.data.empty()) values["data"] = plan.data;
+  if (plan.seq_len) values["seq_len"] = n(*plan.seq_len);
+  return values;
+}
+
+Plan make_plan(const Profile& profile, const PlanRequest& request) {
+  check_complete(profile);
+  const ClusterShape& cluster = request.cluster;
+  check_cluster(profile, cluster);
+
+  Plan plan;
+  plan.profile = profile.name;
+  plan.profile_file = profile.source;
+  plan.job_id = cluster.job_id;
+  plan.nodes = cluster.nodes;
+  plan.node_list = cluster.node_names;
+  plan.neuron_devices = cluster.neuron_cores_per_node > 0;
+  plan.workers_per_node =
+      plan.neuron_devices ? cluster.neuron_cores_per_node : profile.cpu_workers_per_node;
+
+  const Scale scale = scale_for(profile, plan.nodes, plan.workers_per_node);
+  plan.world_size = scale.world_size;
+  plan.tensor_parallel = profile.tensor_parallel;
+  plan.pipeline_parallel = profile.pipeline_parallel;
+  plan.data_parallel = scale.data_parallel;
+  plan.scaling = profile.scaling;
+  plan.micro_batch = profile.micro_batch;
+  plan.grad_accum = scale.grad_accum;
+  plan.global_batch = scale.global_batch;
+  plan.lr = scaled_lr(profile, scale.batch_factor);
+  plan.lr_scaling = profile.lr_scaling;
+  plan.reference_nodes = profile.reference_nodes;
+  plan.reference_global_batch = profile.global_batch;
+  plan.reference_lr = profile.lr;
+
+  plan.steps = profile.steps;
+  plan.warmup = profile.warmup;
+  plan.seq_len = profile.seq_len;
+  plan.model = expand_home(profile.model, request.home);
+  plan.data = expand_home(profile.data, request.home);
+  plan.seed = profile.seed;
+
+  plan.launch = profile.launch;
+  const bool per_core = profile.launch == LaunchMode::per_core;
+  plan.tasks_per_node = per_core ? plan.workers_per_node : 1;
+  plan.processes_per_task = per_core ? 1 : plan.workers_per_node;
+
+  plan.compile_steps = profile.compile_steps;
+  plan.checkpoint_every = profile.checkpoint_every;
+  plan.keep_checkpoints = profile.keep_checkpoints;
+  plan.run_dir = request.run_dir.value_or(
+      std::filesystem::path(expand_home(profile.output_root, request.home)) /
+      (profile.name + "-" + (cluster.job_id ? std::to_string(*cluster.job_id) : "local")));
+  plan.max_restarts = profile.max_restarts;
+  plan.requeue = profile.requeue;
+
+  try {
+    plan.command = render_command(profile.command, placeholder_values(plan, false));
+    plan.compile_command = render_command(profile.command, placeholder_values(plan, true));
+  } catch (const Error& e) {
+    throw Error(where(profile) + ": command: " + e.what());
+  }
+  plan.command.insert(plan.command.end(), request.extra_args.begin(), request.extra_args.end());
+  plan.compile_command.insert(plan.compile_command.end(), request.extra_args.begin(),
+                              request.extra_args.end());
+  const auto values = placeholder_values(plan, false);
+  for (const auto& [name, value] : profile.env) {
+    try {
+      plan.env[name] = render_template(value, values);
+    } catch (const Error& e) {
+      throw Error(where(profile) + ": env." + name + ": " + e.what());
+    }
+  }
+  return plan;
+}
+
+}  // namespace trn::plan

@@ -1,0 +1,66 @@
+#include "trn/plan/profile.hpp"
+
+#include "profile_fields.hpp"
+#include "trn/common/error.hpp"
+
+namespace trn::plan {
+
+std::string_view to_string(Scaling value) { return value == Scaling::strong ? "strong" : "weak"; }
+
+std::string_view to_string(LrRule value) {
+  switch (value) {
+    case LrRule::none:
+      return "none";
+    case LrRule::linear:
+      return "linear";
+    case LrRule::sqrt:
+      return "sqrt";
+  }
+  return "none";
+}
+
+std::string_view to_string(LaunchMode value) {
+  return value == LaunchMode::per_core ? "per-core" : "torchrun";
+}
+
+std::string_view to_string(RequeuePolicy value) {
+  switch (value) {
+    case RequeuePolicy::node_failure:
+      return "node-failure";
+    case RequeuePolicy::always:
+      return "always";
+    case RequeuePolicy::never:
+      return "never";
+  }
+  return "node-failure";
+}
+
+std::string missing_required(const Profile& profile) {
+  const auto missing = [](const char* key, const char* what, const char* example) {
+    return std::string("missing required key '") + key + "' (" + what + "); add e.g. '" + example +
+           "'";
+  };
+  if (profile.command.empty()) {
+    return missing("command", "the training command template",
+                   "command: python3 train.py --batch {micro_batch}");
+  }
+  if (profile.micro_batch == 0) {
+    return missing("micro_batch", "sequences per worker per micro-step", "micro_batch: 16");
+  }
+  if (profile.global_batch == 0) {
+    return missing("global_batch", "sequences per optimizer step over all workers",
+                   "global_batch: 16384");
+  }
+  if (profile.steps == 0) return missing("steps", "optimizer steps in total", "steps: 28125");
+  return "";
+}
+
+void check_complete(const Profile& profile) {
+  const std::string problem = missing_required(profile);
+  if (problem.empty()) return;
+  const std::string where =
+      profile.source.empty() ? "profile '" + profile.name + "'" : profile.source.string();
+  throw Error(where + ": " + problem);
+}
+
+}  // namespace trn::plan

@@ -1,0 +1,205 @@
+#include "profile_fields.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "number_text.hpp"
+#include "trn/common/error.hpp"
+#include "trn/plan/command_template.hpp"
+
+namespace trn::plan {
+namespace {
+
+template <std::int64_t Profile::*member, std::int64_t minimum>
+bool set_whole(Profile& profile, std::string_view text, std::string&) {
+  const auto value = parse_whole_number(text);
+  if (!value || *value < minimum) return false;
+  profile.*member = *value;
+  return true;
+}
+
+template <std::string Profile::*member, bool allow_empty>
+bool set_text(Profile& profile, std::string_view text, std::string&) {
+  if (!allow_empty && text.empty()) return false;
+  profile.*member = std::string(text);
+  return true;
+}
+
+template <typename Enum, std::size_t count>
+bool set_choice(Enum& target, std::string_view text, const std::array<Enum, count>& choices) {
+  for (const Enum choice : choices) {
+    if (to_string(choice) == text) {
+      target = choice;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool set_seq_len(Profile& profile, std::string_view text, std::string&) {
+  const auto value = parse_whole_number(text);
+  if (!value || *value < 1) return false;
+  profile.seq_len = *value;
+  return true;
+}
+
+bool set_lr(Profile& profile, std::string_view text, std::string&) {
+  const auto value = parse_real(text);
+  if (!value || *value <= 0) return false;
+  profile.lr = *value;
+  return true;
+}
+
+bool set_scaling(Profile& profile, std::string_view text, std::string&) {
+  return set_choice(profile.scaling, text, std::array{Scaling::strong, Scaling::weak});
+}
+
+bool set_lr_scaling(Profile& profile, std::string_view text, std::string&) {
+  return set_choice(profile.lr_scaling, text,
+                    std::array{LrRule::none, LrRule::linear, LrRule::sqrt});
+}
+
+bool set_launch(Profile& profile, std::string_view text, std::string&) {
+  return set_choice(profile.launch, text, std::array{LaunchMode::per_core, LaunchMode::torchrun});
+}
+
+bool set_requeue(Profile& profile, std::string_view text, std::string&) {
+  return set_choice(
+      profile.requeue, text,
+      std::array{RequeuePolicy::node_failure, RequeuePolicy::always, RequeuePolicy::never});
+}
+
+bool set_command(Profile& profile, std::string_view text, std::string& problem) {
+  std::vector<std::string> words;
+  try {
+    words = split_command_words(text);
+  } catch (const Error& e) {
+    problem = e.what();
+    return false;
+  }
+  if (words.empty()) {
+    problem = "command is empty: give the training command, e.g. 'python3 train.py'";
+    return false;
+  }
+  problem = check_command_words(words);
+  if (!problem.empty()) return false;
+  profile.command = std::move(words);
+  return true;
+}
+
+bool is_env_name(std::string_view name) {
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+constexpr std::string_view whole_1 = "a whole number >= 1";
+constexpr std::string_view whole_0 = "a whole number >= 0";
+
+}  // namespace
+
+const std::vector<Field>& scalar_fields() {
+  using P = Profile;
+  static const std::vector<Field> fields{
+      {{"description", "any text", "what the profile is for"}, set_text<&P::description, true>},
+      {{"command", "a command line or a list of words",
+        "the training command each worker runs, with {placeholders}"},
+       set_command},
+      {{"model", "any text", "the model, for {model}: a name or a path"},
+       set_text<&P::model, true>},
+      {{"data", "a path", "the training data directory, for {data}"}, set_text<&P::data, true>},
+      {{"seq_len", whole_1, "sequence length, for {seq_len}"}, set_seq_len},
+      {{"micro_batch", whole_1, "sequences per worker per micro-step"},
+       set_whole<&P::micro_batch, 1>},
+      {{"global_batch", whole_1, "sequences per optimizer step over all workers"},
+       set_whole<&P::global_batch, 1>},
+      {{"scaling", "strong or weak",
+        "strong: fixed global batch, the accumulation shrinks with more workers; weak: fixed "
+        "accumulation, the global batch grows"},
+       set_scaling},
+      {{"lr", "a number > 0", "peak learning rate at the reference size"}, set_lr},
+      {{"lr_scaling", "none, linear or sqrt",
+        "weak scaling: lr times k or sqrt(k), k = global batch / the profile's global_batch"},
+       set_lr_scaling},
+      {{"reference_nodes", whole_1, "weak scaling: the node count global_batch and lr are for"},
+       set_whole<&P::reference_nodes, 1>},
+      {{"steps", whole_1, "optimizer steps in total"}, set_whole<&P::steps, 1>},
+      {{"warmup", whole_0, "learning-rate warm-up steps"}, set_whole<&P::warmup, 0>},
+      {{"checkpoint_every", whole_0, "steps between checkpoints (0: only at the end)"},
+       set_whole<&P::checkpoint_every, 0>},
+      {{"keep_checkpoints", whole_0, "newest checkpoints kept (0: all)"},
+       set_whole<&P::keep_checkpoints, 0>},
+      {{"compile_steps", whole_1, "steps the compile phase runs"}, set_whole<&P::compile_steps, 1>},
+      {{"seed", whole_0, "random seed, for {seed}"}, set_whole<&P::seed, 0>},
+      {{"launch", "per-core or torchrun",
+        "per-core: one Slurm task per worker; torchrun: one task per node starting its workers"},
+       set_launch},
+      {{"tensor_parallel", whole_1, "tensor-parallel degree"}, set_whole<&P::tensor_parallel, 1>},
+      {{"pipeline_parallel", whole_1, "pipeline-parallel degree"},
+       set_whole<&P::pipeline_parallel, 1>},
+      {{"cpu_workers_per_node", whole_1, "workers per node on nodes without Neuron devices"},
+       set_whole<&P::cpu_workers_per_node, 1>},
+      {{"output_root", "a path", "where run directories <profile>-<job id> are made"},
+       set_text<&P::output_root, false>},
+      {{"max_restarts", whole_0, "times a failed job is requeued"}, set_whole<&P::max_restarts, 0>},
+      {{"requeue", "node-failure, always or never", "which failures requeue the job"}, set_requeue},
+  };
+  return fields;
+}
+
+const Field* find_field(std::string_view key) {
+  for (const auto& field : scalar_fields()) {
+    if (field.doc.key == key) return &field;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> all_key_names() {
+  std::vector<std::string_view> names;
+  for (const auto& field : scalar_fields()) names.push_back(field.doc.key);
+  names.push_back("env");
+  return names;
+}
+
+std::string wrong_value(const Field& field, std::string_view text) {
+  return std::string(field.doc.key) + " must be " + std::string(field.doc.accepts) + " (" +
+         std::string(field.doc.meaning) + "), got '" + std::string(text) + "'";
+}
+
+std::string set_env_entry(Profile& profile, std::string_view name, std::string_view value) {
+  if (!is_env_name(name)) {
+    return "env name '" + std::string(name) +
+           "' is not a variable name: use letters, digits and '_', not starting with a digit";
+  }
+  try {
+    placeholders_in(value);
+  } catch (const Error& e) {
+    return "env." + std::string(name) + ": " + e.what();
+  }
+  profile.env[std::string(name)] = std::string(value);
+  return "";
+}
+
+std::string check_command_words(const std::vector<std::string>& words) {
+  try {
+    for (const auto& word : words) placeholders_in(word);
+  } catch (const Error& e) {
+    return std::string("command: ") + e.what();
+  }
+  return "";
+}
+
+const std::vector<ProfileKey>& profile_keys() {
+  static const std::vector<ProfileKey> keys = [] {
+    std::vector<ProfileKey> v;
+    for (const auto& field : scalar_fields()) v.push_back(field.doc);
+    v.push_back({"env", "a mapping NAME: value",
+                 "extra environment for every worker; values may use {placeholders}"});
+    return v;
+  }();
+  return keys;
+}
+
+}  // namespace trn::plan
