@@ -34,6 +34,15 @@ class ProfileReader {
     return "'" + node.Scalar() + "'";
   }
 
+  // For a key that wants one value: YAML reads an unquoted {placeholder} as a mapping.
+  static std::string describe_as_value(const YAML::Node& node) {
+    if (node.IsMap() && node.Style() == YAML::EmitterStyle::Flow) {
+      return "a mapping (YAML reads an unquoted '{...}' as one: quote the value, e.g. "
+             "\"{run_dir}/cache\")";
+    }
+    return describe(node);
+  }
+
   // Where a value's problem is reported: the value, or its key when the value has no place
   // of its own (an empty value).
   static YAML::Mark place(const YAML::Node& value, const YAML::Mark& key_mark) {
@@ -90,7 +99,7 @@ class ProfileReader {
     if (!value.IsScalar()) {
       fail(place(value, key_mark),
            std::string(field->doc.key) + " must be " + std::string(field->doc.accepts) + " (" +
-               std::string(field->doc.meaning) + "), got " + describe(value));
+               std::string(field->doc.meaning) + "), got " + describe_as_value(value));
     }
     std::string problem;
     if (!field->set(profile, value.Scalar(), problem)) {
@@ -104,7 +113,7 @@ class ProfileReader {
     for (const auto& word : list) {
       if (!word.IsScalar()) {
         fail(place(word, key_mark),
-             "command list items are single words (text), got " + describe(word));
+             "command list items are single words (text), got " + describe_as_value(word));
       }
       const std::string problem = check_command_words({word.Scalar()});
       if (!problem.empty()) fail(word.Mark(), problem);
@@ -128,7 +137,7 @@ class ProfileReader {
       if (!value.IsScalar()) {
         fail(place(value, name.Mark()), "env." + name.Scalar() +
                                             " must be a single value (quote it for text), got " +
-                                            describe(value));
+                                            describe_as_value(value));
       }
       const std::string problem = set_env_entry(profile, name.Scalar(), value.Scalar());
       if (!problem.empty())

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "plan_test_support.hpp"
 #include "trn/plan/load_profile.hpp"
@@ -31,9 +32,11 @@ Expectation expectation_of(const fs::path& file) {
       const auto at = expectation.message.find("{file}");
       if (at != std::string::npos) expectation.message.replace(at, 6, file.string());
     } else if (line.starts_with("# plan: ")) {
+      std::istringstream words(line.substr(8));
       std::int64_t nodes = 0;
       std::int64_t cores = 0;
-      if (std::sscanf(line.c_str(), "# plan: %ld x %ld", &nodes, &cores) == 2) {
+      std::string times;
+      if (words >> nodes >> times >> cores && times == "x") {
         expectation.plan_on = std::pair{nodes, cores};
       }
     }

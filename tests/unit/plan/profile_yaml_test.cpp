@@ -160,6 +160,9 @@ TEST(ProfileYaml, EnvMustBeAMappingOfNamesToValues) {
               StartsWith("p.yaml:6:3: env name '1BAD' is not a variable name"));
   EXPECT_THAT(error_of([] { parse(minimal_profile + "env:\n  A: {b: c}\n"); }),
               StartsWith("p.yaml:6:6: env.A must be a single value"));
+  EXPECT_THAT(error_of([] { parse(minimal_profile + "env:\n  A: {run_dir}\n"); }),
+              StartsWith("p.yaml:6:6: env.A must be a single value (quote it for text), got a "
+                         "mapping (YAML reads an unquoted '{...}' as one: quote the value"));
   EXPECT_THAT(error_of([] { parse(minimal_profile + "env:\n  A: '{rundir}'\n"); }),
               StartsWith("p.yaml:6:6: env.A: unknown placeholder {rundir} in '{rundir}' (did "
                          "you mean 'run_dir'?)"));
