@@ -42,29 +42,32 @@ Options parse_options(int argc, char** argv) {
       "and environment each task of a step would get (the SPANK plugin's code path).\n"
       "Variables already set in your environment are kept, as the plugin would keep them.\n"
       "Options");
-  desc.add_options()("help,h", "this text")("fsroot", po::value(&fsroot),
-                                            "filesystem root to read (default /; a recorded tree)")(
-      "neuron-ls", po::value(&neuron_ls),
-      "recorded `neuron-ls -j` output (default: run /opt/aws/neuron/bin/neuron-ls when the "
-      "root is /)")("cache", po::value<std::string>(),
-                    "topology cache to use when valid for this root and boot (e.g. "
-                    "/run/trn-slurm/topology.json)")("tasks", po::value(&tasks),
-                                                     "tasks of the step on this node (default 1)")(
-      "cores-per-task", po::value(&cores_per_task), "NeuronCores per task (default all / tasks)")(
-      "bind", po::value(&bind), "CPU binding: numa (default), cores or none")(
-      "lnc", po::value(&lnc), "logical NeuronCore config on Trainium2: 1 or 2")(
-      "cpus", po::value(&cpus), "CPUs the step may use, e.g. 0-31,64-95")(
-      "cores", po::value(&cores), "Slurm core ids the step may use (S_STEP_ALLOC_CORES)")(
-      "devices", po::value(&devices), "Neuron devices granted to the step (SLURM_STEP_GPUS)")(
-      "nodes", po::value(&nodes), "nodes in the step (default 1)")(
-      "node-id", po::value(&node_id), "this node's rank in the step (default 0)")(
-      "nodelist", po::value(&nodelist), "the step's Slurm hostlist (default: this host)")(
-      "job-id", po::value(&job_id), "job id for the rendezvous ports (default $SLURM_JOB_ID or 0)")(
-      "step-id", po::value(&step_id), "step id for the rendezvous ports (default 0)")(
-      "efa", po::value(&efa), "EFA use: auto (default), required or off")(
-      "compile-cache", po::value(&compile_cache), "NEURON_COMPILE_CACHE_URL to set")(
-      "json", "print JSON instead of text")("no-fabric",
-                                            "do not query libfabric for its providers");
+  auto add = desc.add_options();
+  add("help,h", "this text");
+  add("fsroot", po::value(&fsroot), "filesystem root to read (default /; a recorded tree)");
+  add("neuron-ls", po::value(&neuron_ls),
+      "recorded `neuron-ls -j` output (default: run /opt/aws/neuron/bin/neuron-ls when the root "
+      "is /)");
+  add("cache", po::value<std::string>(),
+      "topology cache to use when valid for this root and boot (/run/trn-slurm/topology.json)");
+  add("tasks", po::value(&tasks), "tasks of the step on this node (default 1)");
+  add("cores-per-task", po::value(&cores_per_task), "NeuronCores per task (default all / tasks)");
+  add("neuron-cores-per-task", po::value(&cores_per_task),
+      "the same, under the srun option's name that error messages use");
+  add("bind", po::value(&bind), "CPU binding: numa (default), cores or none");
+  add("lnc", po::value(&lnc), "logical NeuronCore config on Trainium2: 1 or 2");
+  add("cpus", po::value(&cpus), "CPUs the step may use, e.g. 0-31,64-95");
+  add("cores", po::value(&cores), "Slurm core ids the step may use (S_STEP_ALLOC_CORES)");
+  add("devices", po::value(&devices), "Neuron devices granted to the step (SLURM_STEP_GPUS)");
+  add("nodes", po::value(&nodes), "nodes in the step (default 1)");
+  add("node-id", po::value(&node_id), "this node's rank in the step (default 0)");
+  add("nodelist", po::value(&nodelist), "the step's Slurm hostlist (default: this host)");
+  add("job-id", po::value(&job_id), "job id for the rendezvous ports (default $SLURM_JOB_ID or 0)");
+  add("step-id", po::value(&step_id), "step id for the rendezvous ports (default 0)");
+  add("efa", po::value(&efa), "EFA use: auto (default), required or off");
+  add("compile-cache", po::value(&compile_cache), "NEURON_COMPILE_CACHE_URL to set");
+  add("json", "print JSON instead of text");
+  add("no-fabric", "do not query libfabric for its providers");
   po::variables_map vm;
   po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
   po::notify(vm);
@@ -85,7 +88,9 @@ Options parse_options(int argc, char** argv) {
 
   auto& r = out.request;
   r.local_tasks = tasks;
-  if (vm.count("cores-per-task")) r.cores_per_task = cores_per_task;
+  if (vm.count("cores-per-task") || vm.count("neuron-cores-per-task")) {
+    r.cores_per_task = cores_per_task;
+  }
   r.bind = placement::parse_bind_mode(bind, "--bind");
   if (vm.count("lnc")) r.lnc = lnc;
   if (const char* env_lnc = std::getenv("NEURON_LOGICAL_NC_CONFIG")) r.lnc_env = env_lnc;
