@@ -1,0 +1,208 @@
+#include "trn/cache/transfer.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <set>
+#include <system_error>
+
+#include "directory.hpp"
+#include "file_copy.hpp"
+#include "staging.hpp"
+#include "trn/cache/entry.hpp"
+#include "trn/cache/layout.hpp"
+#include "trn/common/error.hpp"
+
+namespace trn::cache {
+
+namespace {
+
+enum class Direction { pull, push };
+
+const char* const cache_fix = "check free space and permissions of the destination cache";
+
+// The cheap test that keeps a warm pull fast: the destination has model.done and a model.neff
+// of the source's size. Nothing is read but two inodes.
+bool looks_complete_and_same(const detail::OpenDirectory& version_dir, const Entry& source) {
+  const auto done = version_dir.stat_of(source.module + "/" + std::string(done_file));
+  if (!done) return false;
+  const auto neff = version_dir.stat_of(source.module + "/" + std::string(neff_file));
+  return neff && S_ISREG(neff->st_mode) &&
+         static_cast<std::uintmax_t>(neff->st_size) == source.neff_bytes;
+}
+
+// Copies the source entry's regular files (not its locks) into a fresh temporary folder.
+// Returns the folder, or nullopt when the source vanished meanwhile (the folder is removed).
+std::optional<std::filesystem::path> stage_copy(const Entry& source,
+                                                const std::filesystem::path& version_dir,
+                                                std::uintmax_t* bytes) {
+  const auto temp = detail::make_temp_dir(version_dir);
+  try {
+    auto dir = detail::OpenDirectory::open(source.path);
+    if (!dir) {
+      detail::remove_tree(temp);
+      return std::nullopt;
+    }
+    for (const auto& item : dir->items()) {
+      if (item.is_dir || is_lock_file_name(item.name)) continue;
+      const auto info = dir->stat_of(item.name);
+      if (!info || !S_ISREG(info->st_mode)) continue;
+      if (detail::copy_regular_file(source.path / item.name, temp / item.name, bytes) ==
+          detail::CopyOutcome::source_vanished) {
+        detail::remove_tree(temp);
+        return std::nullopt;
+      }
+    }
+  } catch (...) {
+    detail::remove_tree(temp);
+    throw;
+  }
+  return temp;
+}
+
+// Puts a staged copy in place of `target`. rename() onto an existing, non-empty folder fails,
+// so a destination entry (complete or not) is first moved aside when `replace` is set.
+// Returns false when another process put an entry there first (the staged copy is dropped).
+bool install(const std::filesystem::path& staged, const std::filesystem::path& target,
+             bool replace) {
+  if (replace) detail::remove_entry(target);
+  if (::rename(staged.c_str(), target.c_str()) == 0) return true;
+  const int error_number = errno;
+  detail::remove_tree(staged);
+  if (error_number == EEXIST || error_number == ENOTEMPTY) return false;
+  detail::throw_errno("cannot move the copied entry to", target, error_number, cache_fix);
+}
+
+std::size_t remove_stale_temps(const std::filesystem::path& version_dir,
+                               const std::vector<detail::DirItem>& items) {
+  std::size_t removed = 0;
+  for (const auto& item : items) {
+    if (!item.is_dir || !detail::is_temp_name(item.name)) continue;
+    const auto path = version_dir / item.name;
+    if (detail::is_stale_temp(path)) {
+      detail::remove_tree(path);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+void transfer_version(const std::filesystem::path& source_version_dir,
+                      const std::filesystem::path& target_version_dir, Direction direction,
+                      TransferReport& report) {
+  const auto modules = detail::list_directory(source_version_dir);
+  if (!modules) return;
+  std::error_code error;
+  std::filesystem::create_directories(target_version_dir, error);
+  if (error) {
+    detail::throw_errno("cannot create", target_version_dir, error.value(), cache_fix);
+  }
+  auto target = detail::OpenDirectory::open(target_version_dir);
+  if (!target) return;  // removed while we work: the next transfer will do it
+  std::set<std::string> target_names;
+  {
+    const auto items = target->items();
+    report.stale_temps_removed += remove_stale_temps(target_version_dir, items);
+    for (const auto& item : items) target_names.insert(item.name);
+  }
+
+  for (const auto& module : *modules) {
+    if (!module.is_dir || !is_module_dir_name(module.name)) continue;
+    const auto source = read_entry(source_version_dir / module.name);
+    if (!source) continue;
+    if (source->state != EntryState::done) {
+      report.not_complete++;
+      report.not_complete_bytes += source->bytes;
+      continue;
+    }
+    const auto target_path = target_version_dir / module.name;
+    bool replace = false;
+    if (target_names.count(module.name) != 0U) {
+      if (looks_complete_and_same(*target, *source)) {
+        report.present++;
+        report.present_bytes += source->bytes;
+        continue;
+      }
+      const auto existing = read_entry(target_path);
+      if (existing && existing->state == EntryState::locked) {
+        report.busy++;
+        report.busy_bytes += source->bytes;
+        continue;
+      }
+      if (existing && existing->state == EntryState::done && direction == Direction::push) {
+        report.present++;  // never overwrite a complete shared entry
+        report.present_bytes += source->bytes;
+        continue;
+      }
+      replace = existing.has_value();
+    }
+    std::uintmax_t bytes = 0;
+    const auto staged = stage_copy(*source, target_version_dir, &bytes);
+    if (!staged) {
+      report.vanished++;
+      continue;
+    }
+    if (!install(*staged, target_path, replace)) {
+      report.present++;  // a concurrent transfer installed it first
+      report.present_bytes += source->bytes;
+      continue;
+    }
+    report.copied++;
+    report.copied_bytes += bytes;
+    if (replace) report.replaced++;
+  }
+}
+
+TransferReport transfer(const std::filesystem::path& from, const std::filesystem::path& to,
+                        Direction direction, const TransferOptions& options) {
+  std::error_code error;
+  if (std::filesystem::exists(to, error) && std::filesystem::equivalent(from, to, error)) {
+    throw Error("compile cache " + from.string() + ": source and destination are the same " +
+                "folder; name two different cache roots");
+  }
+  TransferReport report;
+  const auto versions = detail::list_directory(from);
+  if (!versions) {
+    report.source_exists = false;
+    return report;
+  }
+  for (const auto& version : *versions) {
+    if (!version.is_dir || !is_version_dir_name(version.name)) continue;
+    if (options.compiler_version &&
+        version.name.substr(version_dir_prefix.size()) != *options.compiler_version) {
+      continue;
+    }
+    transfer_version(from / version.name, to / version.name, direction, report);
+  }
+  return report;
+}
+
+}  // namespace
+
+TransferReport pull(const std::filesystem::path& shared_root,
+                    const std::filesystem::path& local_root, const TransferOptions& options) {
+  return transfer(shared_root, local_root, Direction::pull, options);
+}
+
+TransferReport push(const std::filesystem::path& local_root,
+                    const std::filesystem::path& shared_root, const TransferOptions& options) {
+  return transfer(local_root, shared_root, Direction::push, options);
+}
+
+nlohmann::json to_json(const TransferReport& report) {
+  auto part = [](std::size_t entries, std::uintmax_t bytes) {
+    return nlohmann::json{{"entries", entries}, {"bytes", bytes}};
+  };
+  return {{"copied", part(report.copied, report.copied_bytes)},
+          {"replaced", report.replaced},
+          {"present", part(report.present, report.present_bytes)},
+          {"not_complete", part(report.not_complete, report.not_complete_bytes)},
+          {"busy", part(report.busy, report.busy_bytes)},
+          {"vanished", report.vanished},
+          {"skipped", part(report.skipped(), report.skipped_bytes())},
+          {"stale_temps_removed", report.stale_temps_removed},
+          {"source_exists", report.source_exists}};
+}
+
+}  // namespace trn::cache

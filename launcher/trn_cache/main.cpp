@@ -1,0 +1,297 @@
+// trn-cache: look after a Neuron compile cache (FACTS.md section 5).
+//   trn-cache status      [--root DIR] [--list] [--json]
+//   trn-cache clear-locks [--root DIR] [--older-than AGE]
+//   trn-cache prune       [--root DIR] [--failed] [--older-than AGE] [--max-size SIZE]
+//                         [--dry-run] [--json]
+//   trn-cache pull        --from SHARED [--to LOCAL] [--compiler-version V] [--json]
+//   trn-cache push        [--from LOCAL] --to SHARED [--compiler-version V] [--json]
+// Exit status: 0 done, 2 usage or cache error (one line on stderr, "trn-cache: ...").
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "trn/cache/clear_locks.hpp"
+#include "trn/cache/layout.hpp"
+#include "trn/cache/prune.hpp"
+#include "trn/cache/scan.hpp"
+#include "trn/cache/summary.hpp"
+#include "trn/cache/transfer.hpp"
+#include "trn/cache/units.hpp"
+#include "trn/common/error.hpp"
+
+namespace po = boost::program_options;
+namespace cache = trn::cache;
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_error = 2;
+
+const char* const usage_text =
+    "usage: trn-cache COMMAND [options]\n"
+    "\n"
+    "Looks after a Neuron compile cache: <root>/neuronxcc-<version>/MODULE_<hash>+<flags>/.\n"
+    "\n"
+    "  status       entries and bytes per state: done, failed, locked, empty\n"
+    "               [--root DIR] [--list] [--json]\n"
+    "  clear-locks  delete lock files older than --older-than (default 1h); refused while\n"
+    "               neuronx-cc or neuron_parallel_compile runs on this node  [--root DIR]\n"
+    "  prune        delete entries (never locked ones): --failed, --older-than AGE (unused\n"
+    "               that long), --max-size SIZE (least recently used first)\n"
+    "               [--root DIR] [--dry-run] [--json]\n"
+    "  pull         copy complete entries from a shared cache into the local one\n"
+    "               --from SHARED [--to LOCAL] [--compiler-version V] [--json]\n"
+    "  push         copy complete local entries to a shared cache (never overwriting one)\n"
+    "               [--from LOCAL] --to SHARED [--compiler-version V] [--json]\n"
+    "\n"
+    "The local cache (default for --root, pull's --to, push's --from) is the compiler's:\n"
+    "--cache_dir in NEURON_CC_FLAGS, else NEURON_COMPILE_CACHE_URL, else\n"
+    "/var/tmp/neuron-compile-cache. SIZE: 500M, 20G; AGE: 30m, 1h, 7d.\n"
+    "\n"
+    "Exit status: 0 done, 2 usage or cache error.\n";
+
+// A usage error: the message is for the user as it stands.
+struct UsageError {
+  std::string message;
+};
+
+std::optional<std::string> environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+}
+
+std::filesystem::path local_root() {
+  return cache::compiler_cache_root(environment("NEURON_CC_FLAGS"),
+                                    environment("NEURON_COMPILE_CACHE_URL"));
+}
+
+std::filesystem::path root_option(const po::variables_map& options, const char* name) {
+  return options.count(name) != 0U ? std::filesystem::path(options[name].as<std::string>())
+                                   : local_root();
+}
+
+std::string entries_text(std::size_t n) {
+  return std::to_string(n) + (n == 1 ? " entry" : " entries");
+}
+
+std::string local_time(std::chrono::system_clock::time_point time) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(time);
+  std::tm parts{};
+  localtime_r(&seconds, &parts);
+  std::ostringstream text;
+  text << std::put_time(&parts, "%Y-%m-%d %H:%M");
+  return text.str();
+}
+
+int run_status(const po::variables_map& options) {
+  const auto root = root_option(options, "root");
+  const auto entries = cache::scan(root);
+  const auto summary = cache::summarize(entries);
+  if (options.count("json") != 0U) {
+    auto json = cache::to_json(summary, root);
+    if (options.count("list") != 0U) {
+      json["entries"] = nlohmann::json::array();
+      for (const auto& e : entries) {
+        json["entries"].push_back({{"path", e.path.string()},
+                                   {"state", cache::state_name(e.state)},
+                                   {"bytes", e.bytes},
+                                   {"last_use", std::chrono::duration_cast<std::chrono::seconds>(
+                                                    e.last_use.time_since_epoch())
+                                                    .count()}});
+      }
+    }
+    std::cout << json.dump(2) << '\n';
+    return exit_ok;
+  }
+  std::cout << "compile cache " << root.string();
+  for (const auto& version : summary.compiler_versions) std::cout << "  neuronxcc-" << version;
+  std::cout << '\n';
+  auto row = [](const char* label, const cache::StateTotals& t) {
+    std::cout << "  " << std::left << std::setw(8) << label << std::right << std::setw(7)
+              << t.entries << std::left << std::setw(8) << (t.entries == 1 ? " entry" : " entries")
+              << std::right << std::setw(11) << cache::format_bytes(t.bytes) << '\n';
+  };
+  row("done", summary.done);
+  row("failed", summary.failed);
+  row("locked", summary.locked);
+  row("empty", summary.empty);
+  row("total", summary.total());
+  if (options.count("list") != 0U) {
+    for (const auto& e : entries) {
+      std::cout << std::left << std::setw(7) << cache::state_name(e.state) << std::right
+                << std::setw(11) << cache::format_bytes(e.bytes) << "  " << local_time(e.last_use)
+                << "  " << e.path.string() << '\n';
+    }
+  }
+  return exit_ok;
+}
+
+int run_clear_locks(const po::variables_map& options) {
+  cache::ClearLocksOptions clear;
+  if (options.count("older-than") != 0U) {
+    clear.older_than = cache::parse_age(options["older-than"].as<std::string>(), "--older-than");
+  }
+  if (options.count("proc-root") != 0U) clear.proc_root = options["proc-root"].as<std::string>();
+  const auto root = root_option(options, "root");
+  const auto report = cache::clear_locks(root, clear);
+  for (const auto& lock : report.removed) std::cout << "removed " << lock.string() << '\n';
+  std::cout << "trn-cache: removed " << report.removed.size() << " stale lock(s) in "
+            << root.string() << "; kept " << report.kept_recent << " younger than "
+            << options["older-than"].as<std::string>() << '\n';
+  return exit_ok;
+}
+
+int run_prune(const po::variables_map& options) {
+  cache::PruneOptions prune;
+  prune.failed = options.count("failed") != 0U;
+  prune.dry_run = options.count("dry-run") != 0U;
+  if (options.count("older-than") != 0U) {
+    prune.older_than = cache::parse_age(options["older-than"].as<std::string>(), "--older-than");
+  }
+  if (options.count("max-size") != 0U) {
+    prune.max_size = cache::parse_size(options["max-size"].as<std::string>(), "--max-size");
+  }
+  if (!prune.failed && !prune.older_than && !prune.max_size) {
+    throw UsageError{"prune needs --failed, --older-than AGE or --max-size SIZE"};
+  }
+  const auto root = root_option(options, "root");
+  const auto report = cache::prune(root, prune);
+  if (options.count("json") != 0U) {
+    nlohmann::json removed = nlohmann::json::array();
+    for (const auto& e : report.removed) {
+      removed.push_back(
+          {{"path", e.path.string()}, {"state", cache::state_name(e.state)}, {"bytes", e.bytes}});
+    }
+    std::cout << nlohmann::json{{"root", root.string()},
+                                {"dry_run", prune.dry_run},
+                                {"removed", removed},
+                                {"removed_bytes", report.removed_bytes},
+                                {"remaining_entries", report.remaining_entries},
+                                {"remaining_bytes", report.remaining_bytes}}
+                     .dump(2)
+              << '\n';
+    return exit_ok;
+  }
+  const char* verb = prune.dry_run ? "would remove " : "removed ";
+  for (const auto& e : report.removed) {
+    std::cout << verb << cache::state_name(e.state) << ' ' << e.path.string() << '\n';
+  }
+  std::cout << "trn-cache: " << verb << entries_text(report.removed.size()) << " ("
+            << cache::format_bytes(report.removed_bytes) << "); "
+            << entries_text(report.remaining_entries) << " ("
+            << cache::format_bytes(report.remaining_bytes) << ") remain in " << root.string()
+            << '\n';
+  return exit_ok;
+}
+
+int run_transfer(const std::string& command, const po::variables_map& options) {
+  const bool pulling = command == "pull";
+  if (options.count(pulling ? "from" : "to") == 0U) {
+    throw UsageError{command + " needs " + (pulling ? "--from SHARED" : "--to SHARED")};
+  }
+  const auto from = root_option(options, "from");
+  const auto to = root_option(options, "to");
+  cache::TransferOptions transfer;
+  if (options.count("compiler-version") != 0U) {
+    transfer.compiler_version = options["compiler-version"].as<std::string>();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto report = pulling ? cache::pull(from, to, transfer) : cache::push(from, to, transfer);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  if (options.count("json") != 0U) {
+    auto json = cache::to_json(report);
+    json["from"] = from.string();
+    json["to"] = to.string();
+    json["seconds"] = took.count();
+    std::cout << json.dump(2) << '\n';
+    return exit_ok;
+  }
+  if (!report.source_exists) {
+    std::cout << "trn-cache: nothing to " << command << ": " << from.string()
+              << " does not exist\n";
+    return exit_ok;
+  }
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", took.count());
+  std::cout << "trn-cache: " << (pulling ? "pulled " : "pushed ") << entries_text(report.copied)
+            << " (" << cache::format_bytes(report.copied_bytes) << ") from " << from.string()
+            << " to " << to.string() << "; skipped " << report.skipped() << " (present "
+            << report.present << ", not complete " << report.not_complete << ", busy "
+            << report.busy << ", vanished " << report.vanished << ") in " << seconds << " s\n";
+  return exit_ok;
+}
+
+po::options_description options_for(const std::string& command) {
+  po::options_description options("options");
+  options.add_options()("help,h", "show this help");
+  if (command == "pull" || command == "push") {
+    options.add_options()("from", po::value<std::string>(), "source cache root")(
+        "to", po::value<std::string>(), "destination cache root")(
+        "compiler-version", po::value<std::string>(), "only neuronxcc-<V>")("json", "JSON report");
+    return options;
+  }
+  options.add_options()("root", po::value<std::string>(), "cache root");
+  if (command == "status") {
+    options.add_options()("list", "one line per entry")("json", "JSON report");
+  } else if (command == "clear-locks") {
+    options.add_options()("older-than", po::value<std::string>()->default_value("1h"), "age")(
+        "proc-root", po::value<std::string>(), "process table (tests)");
+  } else if (command == "prune") {
+    options.add_options()("failed", "failed entries")("older-than", po::value<std::string>(),
+                                                      "age")(
+        "max-size", po::value<std::string>(), "size")("dry-run", "remove nothing")("json",
+                                                                                   "JSON report");
+  } else {
+    throw UsageError{"unknown command '" + command +
+                     "'; use status, clear-locks, prune, pull or push"};
+  }
+  return options;
+}
+
+int run(int argc, char** argv) {
+  if (argc < 2) throw UsageError{"no command given; use status, clear-locks, prune, pull or push"};
+  const std::string command = argv[1];
+  if (command == "-h" || command == "--help") {
+    std::cout << usage_text;
+    return exit_ok;
+  }
+  const auto description = options_for(command);
+  po::variables_map options;
+  try {
+    po::store(po::command_line_parser(argc - 1, argv + 1).options(description).run(), options);
+    po::notify(options);
+  } catch (const po::error& e) {
+    throw UsageError{command + ": " + e.what()};
+  }
+  if (options.count("help") != 0U) {
+    std::cout << usage_text;
+    return exit_ok;
+  }
+  if (command == "status") return run_status(options);
+  if (command == "clear-locks") return run_clear_locks(options);
+  if (command == "prune") return run_prune(options);
+  return run_transfer(command, options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "trn-cache: " << e.message << " (trn-cache --help)\n";
+  } catch (const trn::Error& e) {
+    std::cerr << "trn-cache: " << e.what() << '\n';
+  } catch (const std::exception& e) {
+    std::cerr << "trn-cache: " << e.what() << '\n';
+  }
+  return exit_error;
+}

@@ -1,0 +1,91 @@
+#pragma once
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <iterator>
+#include <string>
+
+// Tiny compile-cache trees in the real layout (FACTS.md section 5), for the cache tests.
+namespace trn::cache::test {
+
+inline constexpr const char* version = "2.14.213.0+013d129b";
+
+// A fresh folder under $TMPDIR, removed with everything in it at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "trn-cache-test-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline void write_file(const std::filesystem::path& path, const std::string& content) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+inline std::filesystem::path entry_path(const std::filesystem::path& root,
+                                        const std::string& module,
+                                        const std::string& compiler = version) {
+  return root / ("neuronxcc-" + compiler) / module;
+}
+
+// An entry holding the named files; each file's content is its name, model.neff gets `neff`.
+inline std::filesystem::path make_entry(const std::filesystem::path& root,
+                                        const std::string& module,
+                                        std::initializer_list<const char*> files,
+                                        const std::string& neff = "NEFF",
+                                        const std::string& compiler = version) {
+  const auto dir = entry_path(root, module, compiler);
+  std::filesystem::create_directories(dir);
+  for (const char* name : files) {
+    write_file(dir / name, std::string(name) == "model.neff" ? neff : std::string(name));
+  }
+  return dir;
+}
+
+inline std::filesystem::path make_done(const std::filesystem::path& root, const std::string& module,
+                                       const std::string& neff = "NEFF",
+                                       const std::string& compiler = version) {
+  return make_entry(root, module,
+                    {"model.hlo_module.pb", "compile_flags.json", "model.neff", "model.done"}, neff,
+                    compiler);
+}
+
+// Sets access and modification time of every file in `dir` to `age` ago.
+inline void age_files(const std::filesystem::path& dir, std::chrono::seconds age) {
+  const auto when = std::chrono::system_clock::now() - age;
+  const auto since_epoch = when.time_since_epoch();
+  timespec times[2];
+  times[0].tv_sec = std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count();
+  times[0].tv_nsec = 0;
+  times[1] = times[0];
+  for (const auto& file : std::filesystem::directory_iterator(dir)) {
+    ::utimensat(AT_FDCWD, file.path().c_str(), times, AT_SYMLINK_NOFOLLOW);
+  }
+  ::utimensat(AT_FDCWD, dir.c_str(), times, AT_SYMLINK_NOFOLLOW);
+}
+
+}  // namespace trn::cache::test

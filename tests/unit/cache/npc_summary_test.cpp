@@ -1,0 +1,120 @@
+#include "trn/cache/npc_summary.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace trn::cache {
+namespace {
+
+// As neuron_parallel_compile prints it (AWS samples and Neuron docs logs).
+const char* const success_log =
+    "2023-06-11 23:02:01.000112: INFO ||PARALLEL_COMPILE||: Running trial run\n"
+    "step 1 loss 11.2\n"
+    "2023-06-11 23:04:08.000738: INFO ||PARALLEL_COMPILE||: Total graphs: 22\n"
+    "2023-06-11 23:04:08.000738: INFO ||PARALLEL_COMPILE||: Total successful compilations: 22\n"
+    "2023-06-11 23:04:08.000738: INFO ||PARALLEL_COMPILE||: Total failed compilations: 0\n";
+
+TEST(NpcSummary, ParsesTheSummaryLines) {
+  const auto s = parse_npc_output(success_log);
+  EXPECT_EQ(s.total_graphs, 22U);
+  EXPECT_EQ(s.successful, 22U);
+  EXPECT_EQ(s.failed, 0U);
+  EXPECT_FALSE(s.no_todo_hlos);
+}
+
+TEST(NpcSummary, NewerLogPrefixWithPid) {
+  const auto s = parse_npc_output(
+      "2025-01-17 01:16:07.000981:  32201  INFO ||NEURON_PARALLEL_COMPILE||: Total graphs: 2\n"
+      "2025-01-17 01:16:07.000981:  32201  INFO ||NEURON_PARALLEL_COMPILE||: Total successful "
+      "compilations: 1\n"
+      "2025-01-17 01:16:07.000981:  32201  INFO ||NEURON_PARALLEL_COMPILE||: Total failed "
+      "compilations: 1");  // no final newline
+  EXPECT_EQ(s.total_graphs, 2U);
+  EXPECT_EQ(s.successful, 1U);
+  EXPECT_EQ(s.failed, 1U);
+}
+
+TEST(NpcSummary, LastSummaryWins) {
+  const auto s = parse_npc_output(std::string(success_log) +
+                                  "INFO: Total graphs: 3\nINFO: Total failed compilations: 2\n");
+  EXPECT_EQ(s.total_graphs, 3U);
+  EXPECT_EQ(s.failed, 2U);
+  EXPECT_EQ(s.successful, 22U);
+}
+
+TEST(NpcSummary, TrainerOutputDoesNotFoolIt) {
+  const auto s = parse_npc_output("epoch 1 Total graphs: seen\nTotal graphs:\n");
+  EXPECT_FALSE(s.total_graphs.has_value());
+}
+
+TEST(NpcRun, Compiled) {
+  const auto r = interpret_npc_run(success_log, 0);
+  EXPECT_EQ(r.outcome, CompileOutcome::compiled);
+  EXPECT_TRUE(r.ok());
+  EXPECT_THAT(r.message, ::testing::HasSubstr("22 graphs compiled"));
+}
+
+TEST(NpcRun, NothingToCompile) {
+  const auto r = interpret_npc_run(
+      "2024-01-01 00:00:00.000001: INFO ||NEURON_PARALLEL_COMPILE||: No todo hlos found in cache "
+      "or hlo_tasklist, parallel_compile return before spawning workers....\n",
+      0);
+  EXPECT_EQ(r.outcome, CompileOutcome::nothing_to_compile);
+  EXPECT_TRUE(r.ok());
+}
+
+TEST(NpcRun, FailuresFromTheSummaryEvenWhenTheExitStatusWrapped) {
+  auto r = interpret_npc_run(
+      "Total graphs: 5\nTotal successful compilations: 3\n"
+      "Total failed compilations: 2\n",
+      2);
+  EXPECT_EQ(r.outcome, CompileOutcome::compile_failed);
+  EXPECT_FALSE(r.ok());
+  EXPECT_THAT(r.message, ::testing::HasSubstr("2 graphs failed to compile (of 5)"));
+  // 256 failures exit 0: only the summary tells.
+  r = interpret_npc_run(
+      "Total graphs: 300\nTotal successful compilations: 44\n"
+      "Total failed compilations: 256\n",
+      0);
+  EXPECT_EQ(r.outcome, CompileOutcome::compile_failed);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(NpcRun, OneFailedGraphIsNotAScriptFailure) {
+  const auto r = interpret_npc_run("Total graphs: 1\nTotal failed compilations: 1\n", 1);
+  EXPECT_EQ(r.outcome, CompileOutcome::compile_failed);
+  EXPECT_THAT(r.message, ::testing::HasSubstr("1 graph failed"));
+}
+
+TEST(NpcRun, TrainingScriptFailure) {
+  auto r = interpret_npc_run(
+      "Traceback (most recent call last):\nValueError: bad\n"
+      "2024-01-01 00:00:00.000001: ERROR ||NEURON_PARALLEL_COMPILE||: There was an error in the "
+      "training script.\n",
+      1);
+  EXPECT_EQ(r.outcome, CompileOutcome::script_failed);
+  EXPECT_FALSE(r.ok());
+  // Exit 1 with no summary at all: also the script.
+  r = interpret_npc_run("Traceback ...\n", 1);
+  EXPECT_EQ(r.outcome, CompileOutcome::script_failed);
+}
+
+TEST(NpcRun, OtherFailures) {
+  auto r = interpret_npc_run("usage: neuron_parallel_compile ...\nerror: argument --command\n", 2);
+  EXPECT_EQ(r.outcome, CompileOutcome::failed_otherwise);
+  r = interpret_npc_run("", -9);
+  EXPECT_EQ(r.outcome, CompileOutcome::failed_otherwise);
+  EXPECT_THAT(r.message, ::testing::HasSubstr("killed by signal 9"));
+}
+
+TEST(NpcRun, Json) {
+  const auto json = to_json(interpret_npc_run(success_log, 0));
+  EXPECT_EQ(json["outcome"], "compiled");
+  EXPECT_EQ(json["ok"], true);
+  EXPECT_EQ(json["total_graphs"], 22);
+  EXPECT_EQ(json["failed"], 0);
+  EXPECT_EQ(to_json(interpret_npc_run("", 1))["total_graphs"], nullptr);
+}
+
+}  // namespace
+}  // namespace trn::cache

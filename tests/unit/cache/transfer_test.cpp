@@ -1,0 +1,294 @@
+#include "trn/cache/transfer.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <thread>
+
+#include "cache_tree.hpp"
+#include "trn/cache/scan.hpp"
+#include "trn/common/error.hpp"
+
+namespace trn::cache {
+namespace {
+
+using test::entry_path;
+using test::make_done;
+using test::make_entry;
+using test::read_file;
+using test::TempDir;
+
+std::string this_host() {
+  std::array<char, 256> name{};
+  ::gethostname(name.data(), name.size() - 1);
+  return name.data();
+}
+
+std::filesystem::path version_dir(const std::filesystem::path& root) {
+  return root / ("neuronxcc-" + std::string(test::version));
+}
+
+std::vector<std::string> names_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& item : std::filesystem::directory_iterator(dir)) {
+    names.push_back(item.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A process id that is surely not running: a child that has exited and been reaped.
+long dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
+
+struct Tiers {
+  TempDir shared_dir;
+  TempDir local_dir;
+  std::filesystem::path shared() const { return shared_dir.path() / "cache"; }
+  std::filesystem::path local() const { return local_dir.path() / "cache"; }
+};
+
+TEST(Pull, CopiesOnlyCompleteEntries) {
+  Tiers t;
+  make_done(t.shared(), "MODULE_1+a", "neff-one");
+  make_done(t.shared(), "MODULE_2+a", "neff-two");
+  make_entry(t.shared(), "MODULE_3+a", {"model.hlo_module.pb", "model.log"});
+  make_entry(t.shared(), "MODULE_4+a", {"model.hlo_module.pb", "model.hlo_module.pb.lock"});
+  make_entry(t.shared(), "MODULE_5+a", {"model.hlo_module.pb"});
+  make_entry(t.shared(), "MODULE_6+a", {"model.hlo_module.pb", "model.neff"});  // no model.done
+
+  const auto report = pull(t.shared(), t.local());
+  EXPECT_EQ(report.copied, 2U);
+  EXPECT_EQ(report.not_complete, 4U);
+  EXPECT_EQ(report.present, 0U);
+  EXPECT_EQ(report.copied_bytes, 2 * (8 + 19 + 18 + 10U));
+  EXPECT_THAT(names_in(version_dir(t.local())), ::testing::ElementsAre("MODULE_1+a", "MODULE_2+a"));
+  EXPECT_EQ(read_file(entry_path(t.local(), "MODULE_1+a") / "model.neff"), "neff-one");
+  EXPECT_THAT(names_in(entry_path(t.local(), "MODULE_2+a")),
+              ::testing::ElementsAre("compile_flags.json", "model.done", "model.hlo_module.pb",
+                                     "model.neff"));
+  for (const auto& e : scan(t.local())) EXPECT_EQ(e.state, EntryState::done) << e.path;
+}
+
+TEST(Pull, KeepsPermissionBits) {
+  Tiers t;
+  const auto dir = make_done(t.shared(), "MODULE_1+a");
+  std::filesystem::permissions(
+      dir / "model.neff", std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
+  pull(t.shared(), t.local());
+  EXPECT_EQ(
+      std::filesystem::status(entry_path(t.local(), "MODULE_1+a") / "model.neff").permissions(),
+      std::filesystem::perms::owner_read | std::filesystem::perms::group_read);
+}
+
+TEST(Pull, WarmPullComparesPresenceAndNeffSizeOnly) {
+  Tiers t;
+  make_done(t.shared(), "MODULE_1+a", "AAAA");
+  make_done(t.shared(), "MODULE_2+a", "BBBB");
+  ASSERT_EQ(pull(t.shared(), t.local()).copied, 2U);
+
+  // Same size, other bytes: a warm pull reads no content, so it keeps the local copy.
+  test::write_file(entry_path(t.shared(), "MODULE_1+a") / "model.neff", "CCCC");
+  // Another size: the shared neff differs; the local copy is replaced.
+  test::write_file(entry_path(t.shared(), "MODULE_2+a") / "model.neff", "DDDDDD");
+
+  const auto report = pull(t.shared(), t.local());
+  EXPECT_EQ(report.present, 1U);
+  EXPECT_EQ(report.copied, 1U);
+  EXPECT_EQ(report.replaced, 1U);
+  EXPECT_EQ(read_file(entry_path(t.local(), "MODULE_1+a") / "model.neff"), "AAAA");
+  EXPECT_EQ(read_file(entry_path(t.local(), "MODULE_2+a") / "model.neff"), "DDDDDD");
+
+  const auto warm = pull(t.shared(), t.local());
+  EXPECT_EQ(warm.copied, 0U);
+  EXPECT_EQ(warm.present, 2U);
+  EXPECT_EQ(warm.present_bytes, warm.skipped_bytes());
+}
+
+TEST(Pull, ReplacesAnIncompleteLocalEntryButNeverALockedOne) {
+  Tiers t;
+  make_done(t.shared(), "MODULE_1+a", "shared");
+  make_done(t.shared(), "MODULE_2+a", "shared");
+  make_done(t.shared(), "MODULE_3+a", "shared");
+  make_entry(t.local(), "MODULE_1+a", {"model.hlo_module.pb"});               // collected only
+  make_entry(t.local(), "MODULE_2+a", {"model.hlo_module.pb", "model.log"});  // failed here
+  make_entry(t.local(), "MODULE_3+a", {"model.hlo_module.pb", "model.hlo_module.pb.lock"});
+
+  const auto report = pull(t.shared(), t.local());
+  EXPECT_EQ(report.copied, 2U);
+  EXPECT_EQ(report.replaced, 2U);
+  EXPECT_EQ(report.busy, 1U);
+  EXPECT_EQ(read_file(entry_path(t.local(), "MODULE_1+a") / "model.neff"), "shared");
+  EXPECT_FALSE(std::filesystem::exists(entry_path(t.local(), "MODULE_2+a") / "model.log"));
+  EXPECT_TRUE(
+      std::filesystem::exists(entry_path(t.local(), "MODULE_3+a") / "model.hlo_module.pb.lock"));
+  EXPECT_FALSE(std::filesystem::exists(entry_path(t.local(), "MODULE_3+a") / "model.neff"));
+  EXPECT_THAT(names_in(version_dir(t.local())),
+              ::testing::ElementsAre("MODULE_1+a", "MODULE_2+a", "MODULE_3+a"));
+}
+
+TEST(Pull, OnlyTheNamedCompilerVersion) {
+  Tiers t;
+  make_done(t.shared(), "MODULE_1+a");
+  make_done(t.shared(), "MODULE_2+a", "NEFF", "2.99.0.0+ffff");
+  const auto report = pull(t.shared(), t.local(), {std::string("2.99.0.0+ffff")});
+  EXPECT_EQ(report.copied, 1U);
+  EXPECT_TRUE(std::filesystem::exists(entry_path(t.local(), "MODULE_2+a", "2.99.0.0+ffff")));
+  EXPECT_FALSE(std::filesystem::exists(version_dir(t.local())));
+}
+
+TEST(Pull, MissingSourceIsReportedNotThrown) {
+  Tiers t;
+  const auto report = pull(t.shared(), t.local());
+  EXPECT_FALSE(report.source_exists);
+  EXPECT_EQ(report.copied, 0U);
+}
+
+TEST(Pull, SameFolderBothWaysIsAnError) {
+  Tiers t;
+  make_done(t.shared(), "MODULE_1+a");
+  EXPECT_THROW(pull(t.shared(), t.shared()), Error);
+}
+
+TEST(Pull, RemovesLeftoversOfKilledCopiesOnly) {
+  Tiers t;
+  make_done(t.shared(), "MODULE_1+a");
+  const auto dir = version_dir(t.local());
+  const auto host = this_host();
+  // A killed copy on this host: its process is gone.
+  const auto dead = dir / (".trn-tmp." + std::to_string(dead_pid()) + ".0." + host);
+  test::write_file(dead / "model.neff", "half");
+  // A copy in progress on this host (pid 1 always runs).
+  const auto running = dir / (".trn-tmp.1.0." + host);
+  test::write_file(running / "model.neff", "half");
+  // A copy on another node: recent ones may be in progress, day-old ones are leftovers.
+  const auto foreign_recent = dir / ".trn-tmp.4242.0.some-other-node";
+  test::write_file(foreign_recent / "model.neff", "half");
+  const auto foreign_old = dir / ".trn-tmp.4243.0.some-other-node";
+  test::write_file(foreign_old / "model.neff", "half");
+  test::age_files(foreign_old, std::chrono::hours(25));
+
+  const auto report = pull(t.shared(), t.local());
+  EXPECT_EQ(report.stale_temps_removed, 2U);
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_FALSE(std::filesystem::exists(foreign_old));
+  EXPECT_TRUE(std::filesystem::exists(running));
+  EXPECT_TRUE(std::filesystem::exists(foreign_recent));
+  EXPECT_EQ(report.copied, 1U);
+  // The leftovers were never entries.
+  for (const auto& e : scan(t.local())) EXPECT_EQ(e.module, "MODULE_1+a");
+}
+
+// The real thing: a pull killed (SIGKILL) in the middle of copying. Whatever moment the kill
+// hits, every entry visible in the local tier is complete and equal to the shared one, and
+// the next pull cleans up and finishes the job.
+TEST(Pull, KilledMidCopyLeavesNothingHalfWritten) {
+  Tiers t;
+  constexpr int entries = 8;
+  const std::string big(8 << 20, 'n');  // 8 MiB neffs: each copy takes a few ms
+  for (int i = 0; i < entries; ++i) {
+    make_done(t.shared(), "MODULE_" + std::to_string(i) + "+a", big + std::to_string(i));
+  }
+  std::filesystem::create_directories(version_dir(t.local()));
+
+  const pid_t child = ::fork();
+  if (child == 0) {
+    try {
+      pull(t.shared(), t.local());
+    } catch (...) {
+    }
+    ::_exit(0);
+  }
+  // Kill it as soon as a copy is in flight (a temporary folder exists), after a few entries.
+  bool saw_temp = false;
+  for (int spin = 0; spin < 200000 && !saw_temp; ++spin) {
+    std::error_code ec;
+    std::size_t modules = 0;
+    bool temp = false;
+    for (const auto& item : std::filesystem::directory_iterator(version_dir(t.local()), ec)) {
+      const auto name = item.path().filename().string();
+      modules += name.rfind("MODULE_", 0) == 0 ? 1 : 0;
+      temp = temp || name.rfind(".trn-tmp.", 0) == 0;
+    }
+    saw_temp = temp && modules >= 2;
+  }
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(saw_temp) << "the pull finished before it could be killed";
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  std::size_t leftovers = 0;
+  for (const auto& name : names_in(version_dir(t.local()))) {
+    leftovers += name.rfind(".trn-tmp.", 0) == 0 ? 1 : 0;
+  }
+  const auto local_entries = scan(t.local());
+  EXPECT_LT(local_entries.size(), static_cast<std::size_t>(entries));
+  for (const auto& e : local_entries) {
+    EXPECT_EQ(e.state, EntryState::done) << e.path;
+    EXPECT_EQ(read_file(e.path / "model.neff"),
+              read_file(entry_path(t.shared(), e.module) / "model.neff"))
+        << e.path;
+  }
+
+  const auto report = pull(t.shared(), t.local());
+  EXPECT_EQ(report.stale_temps_removed, leftovers);
+  EXPECT_EQ(report.copied + report.present, static_cast<std::size_t>(entries));
+  for (const auto& name : names_in(version_dir(t.local()))) {
+    EXPECT_EQ(name.rfind("MODULE_", 0), 0U) << name;
+  }
+  for (int i = 0; i < entries; ++i) {
+    const auto module = "MODULE_" + std::to_string(i) + "+a";
+    EXPECT_EQ(read_file(entry_path(t.local(), module) / "model.neff"), big + std::to_string(i));
+  }
+}
+
+TEST(Push, NeverOverwritesACompleteSharedEntry) {
+  Tiers t;
+  make_done(t.local(), "MODULE_1+a", "local-version");
+  make_done(t.shared(), "MODULE_1+a", "shared");
+  make_done(t.local(), "MODULE_2+a", "local");
+  make_entry(t.shared(), "MODULE_2+a", {"model.hlo_module.pb", "model.log"});
+  make_done(t.local(), "MODULE_3+a", "local");
+  make_entry(t.local(), "MODULE_4+a", {"model.hlo_module.pb", "model.log"});
+
+  const auto report = push(t.local(), t.shared());
+  EXPECT_EQ(report.present, 1U);
+  EXPECT_EQ(report.copied, 2U);
+  EXPECT_EQ(report.replaced, 1U);
+  EXPECT_EQ(report.not_complete, 1U);
+  EXPECT_EQ(read_file(entry_path(t.shared(), "MODULE_1+a") / "model.neff"), "shared");
+  EXPECT_EQ(read_file(entry_path(t.shared(), "MODULE_2+a") / "model.neff"), "local");
+  EXPECT_FALSE(std::filesystem::exists(entry_path(t.shared(), "MODULE_2+a") / "model.log"));
+  EXPECT_EQ(read_file(entry_path(t.shared(), "MODULE_3+a") / "model.neff"), "local");
+  EXPECT_FALSE(std::filesystem::exists(entry_path(t.shared(), "MODULE_4+a")));
+}
+
+TEST(Push, CreatesTheSharedRoot) {
+  Tiers t;
+  make_done(t.local(), "MODULE_1+a");
+  EXPECT_EQ(push(t.local(), t.shared()).copied, 1U);
+  EXPECT_EQ(scan(t.shared()).size(), 1U);
+}
+
+TEST(Transfer, JsonReport) {
+  Tiers t;
+  make_done(t.shared(), "MODULE_1+a", "abc");
+  make_entry(t.shared(), "MODULE_2+a", {"model.log"});
+  const auto json = to_json(pull(t.shared(), t.local()));
+  EXPECT_EQ(json["copied"]["entries"], 1);
+  EXPECT_EQ(json["not_complete"]["entries"], 1);
+  EXPECT_EQ(json["skipped"]["entries"], 1);
+  EXPECT_EQ(json["source_exists"], true);
+}
+
+}  // namespace
+}  // namespace trn::cache

@@ -1,0 +1,144 @@
+#!/bin/bash
+# trn-cache's command line against caches that the neuron_parallel_compile test double fills:
+# states, exit statuses, one-line errors, pull/push, prune, clear-locks (refused while a
+# compiler runs, found in the real /proc).
+# usage: trn_cache_cli_test.sh TRN_CACHE NEURON_PARALLEL_COMPILE_DOUBLE
+set -u
+trn_cache=$1
+npc=$2
+work=$(mktemp -d "${TMPDIR:-/tmp}/trn-cache-cli-XXXXXX")
+double_pid=
+cleanup() {
+  [ -n "$double_pid" ] && kill "$double_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+expect_eq() { [ "$1" == "$2" ] || fail "$3: expected '$2', got '$1'"; }
+json() { /usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))" "$1"; }
+
+export NEURON_COMPILE_CACHE_URL=$work/cache
+export TRN_TEST_NPC_LOG=$work/npc.log
+unset NEURON_CC_FLAGS TRN_TEST_NPC_FAIL TRN_TEST_NPC_GRAPHS
+# A "training script" that fails unless it runs under the compiler's extraction mode.
+trainer=(/bin/sh -c 'echo "step 1"; test "$NEURON_EXTRACT_GRAPHS_ONLY" = 1' trainer)
+
+# --- the double: first run compiles, same shapes hit the cache, other shapes compile ---
+out=$("$npc" --num_parallel 2 "${trainer[@]}" --micro-batch 16 --output "$work/run-1" 2>&1)
+expect_eq "$?" 0 "first compile exit"
+grep -q "INFO ||NEURON_PARALLEL_COMPILE||: Total graphs: 3$" <<<"$out" || fail "summary: $out"
+grep -q "Total successful compilations: 3$" <<<"$out" || fail "successful line"
+grep -q "Total failed compilations: 0$" <<<"$out" || fail "failed line"
+grep -q "^step 1$" <<<"$out" || fail "trainer output not echoed"
+status=$("$trn_cache" status --json)
+expect_eq "$(json 'd["done"]["entries"]' <<<"$status")" 3 "done after first compile"
+expect_eq "$(json 'd["root"]' <<<"$status")" "$work/cache" "root from NEURON_COMPILE_CACHE_URL"
+ls -d "$work/cache/neuronxcc-2.14.213.0+013d129b/MODULE_"*+* >/dev/null || fail "layout"
+
+out=$("$npc" "${trainer[@]}" --micro-batch 16 --output "$work/run-2" 2>&1)
+expect_eq "$?" 0 "cache-hit exit"
+grep -q "No todo hlos found" <<<"$out" || fail "same shapes should find nothing to do: $out"
+
+"$npc" "${trainer[@]}" --micro-batch 8 --output "$work/run-3" >/dev/null 2>&1
+expect_eq "$("$trn_cache" status --json | json 'd["done"]["entries"]')" 6 "micro-batch 8 compiles"
+expect_eq "$(wc -l <"$TRN_TEST_NPC_LOG")" 3 "invocations counted"
+
+TRN_TEST_NPC_FAIL=2 "$npc" "${trainer[@]}" --micro-batch 4 >/dev/null 2>&1
+expect_eq "$?" 2 "exit status = failed compilations"
+status=$("$trn_cache" status --json)
+expect_eq "$(json 'd["failed"]["entries"]' <<<"$status")" 2 "failed entries"
+expect_eq "$(json 'd["done"]["entries"]' <<<"$status")" 7 "done entries"
+
+TRN_TEST_NPC_GRAPHS=257 TRN_TEST_NPC_FAIL=257 TRN_TEST_NPC_NEFF_BYTES=1 \
+  NEURON_COMPILE_CACHE_URL=$work/wrap "$npc" "${trainer[@]}" >/dev/null 2>&1
+expect_eq "$?" 1 "257 failures wrap to exit 1"
+
+out=$("$npc" /bin/sh -c 'echo boom >&2; exit 3' 2>&1)
+expect_eq "$?" 1 "training script failure exit"
+grep -q "There was an error in the training script." <<<"$out" || fail "script failure line"
+
+"$npc" --command bogus true >/dev/null 2>&1
+expect_eq "$?" 2 "double: bad --command"
+
+# --- status text ---
+out=$("$trn_cache" status --list)
+expect_eq "$?" 0 "status exit"
+grep -Eq "^  done +7 entries" <<<"$out" || fail "status text: $out"
+grep -Eq "^  failed +2 entries" <<<"$out" || fail "status failed row"
+expect_eq "$(grep -c '^failed ' <<<"$out")" 2 "status --list rows for failed"
+
+# --- pull / push ---
+out=$("$trn_cache" pull --from "$work/cache" --to "$work/local" --json)
+expect_eq "$(json 'd["copied"]["entries"]' <<<"$out")" 7 "cold pull copies done entries only"
+expect_eq "$(json 'd["not_complete"]["entries"]' <<<"$out")" 2 "failed entries not pulled"
+out=$("$trn_cache" pull --from "$work/cache" --to "$work/local")
+grep -q "pulled 0 entries" <<<"$out" || fail "warm pull: $out"
+grep -q "present 7" <<<"$out" || fail "warm pull present: $out"
+diff -r "$work/cache/neuronxcc-2.14.213.0+013d129b" "$work/local/neuronxcc-2.14.213.0+013d129b" \
+  2>/dev/null | grep -q "^Only in $work/cache" || fail "failed entries must stay behind"
+out=$(NEURON_COMPILE_CACHE_URL=$work/local "$trn_cache" push --to "$work/shared" --json)
+expect_eq "$(json 'd["copied"]["entries"]' <<<"$out")" 7 "push from the default local root"
+out=$("$trn_cache" pull --from "$work/nowhere" --to "$work/local")
+expect_eq "$?" 0 "pull from a missing shared tier"
+grep -q "nothing to pull" <<<"$out" || fail "missing source message: $out"
+
+# --- prune ---
+out=$("$trn_cache" prune --failed)
+grep -q "removed 2 entries" <<<"$out" || fail "prune --failed: $out"
+expect_eq "$("$trn_cache" status --json | json 'd["failed"]["entries"]')" 0 "no failed left"
+out=$("$trn_cache" prune --max-size 0 --dry-run --json)
+expect_eq "$(json 'len(d["removed"])' <<<"$out")" 7 "dry run lists all"
+expect_eq "$("$trn_cache" status --json | json 'd["done"]["entries"]')" 7 "dry run removed nothing"
+
+# --- clear-locks ---
+entry=$(ls -d "$work/cache/neuronxcc-2.14.213.0+013d129b/MODULE_"* | head -1)
+touch -d '2 hours ago' "$entry/model.hlo_module.pb.lock"
+mkdir -p "$work/proc/1" && echo init >"$work/proc/1/comm" && printf '/sbin/init\0' >"$work/proc/1/cmdline"
+expect_eq "$("$trn_cache" status --json | json 'd["locked"]["entries"]')" 1 "lock seen"
+"$trn_cache" clear-locks --proc-root "$work/proc" --older-than 3h >/dev/null
+expect_eq "$?" 0 "clear-locks exit"
+[ -e "$entry/model.hlo_module.pb.lock" ] || fail "a lock younger than --older-than was removed"
+mkdir -p "$work/proc/4242" && echo neuronx-cc >"$work/proc/4242/comm"
+err=$("$trn_cache" clear-locks --proc-root "$work/proc" 2>&1 >/dev/null)
+expect_eq "$?" 2 "clear-locks refused exit"
+grep -q "^trn-cache: .*neuronx-cc (pid 4242)" <<<"$err" || fail "refusal message: $err"
+expect_eq "$(wc -l <<<"$err")" 1 "one-line error"
+rm -r "$work/proc/4242"
+out=$("$trn_cache" clear-locks --proc-root "$work/proc")
+grep -q "removed 1 stale lock" <<<"$out" || fail "clear-locks: $out"
+
+# A compiler really running on this node (the double, seen in /proc) blocks clear-locks.
+TRN_TEST_NPC_COMPILE_SECONDS=30 "$npc" "${trainer[@]}" --micro-batch 2 >/dev/null 2>&1 &
+double_pid=$!
+for _ in $(seq 100); do
+  ls "$work"/cache/neuronxcc-*/MODULE_*/model.hlo_module.pb.lock >/dev/null 2>&1 && break
+  sleep 0.1
+done
+err=$("$trn_cache" clear-locks --older-than 0s 2>&1)
+expect_eq "$?" 2 "clear-locks while the compiler runs"
+grep -q "neuron_parallel_compile (pid $double_pid)" <<<"$err" || fail "running double: $err"
+ls "$work"/cache/neuronxcc-*/MODULE_*/model.hlo_module.pb.lock >/dev/null 2>&1 ||
+  fail "live lock removed"
+kill "$double_pid"; wait "$double_pid" 2>/dev/null; double_pid=
+
+# --- usage errors: one line, exit 2 ---
+for args in "" "frobnicate" "prune" "prune --max-size 10X" "pull" "status --bogus" \
+    "status --root $work/none" "clear-locks --older-than soon"; do
+  # shellcheck disable=SC2086
+  err=$("$trn_cache" $args 2>&1 >/dev/null)
+  code=$?
+  expect_eq "$code" 2 "exit of 'trn-cache $args'"
+  expect_eq "$(wc -l <<<"$err")" 1 "one line for 'trn-cache $args'"
+  grep -q "^trn-cache: " <<<"$err" || fail "prefix for 'trn-cache $args': $err"
+done
+"$trn_cache" prune --max-size 10X 2>&1 | grep -q "max-size '10X'" || fail "bad size names it"
+NEURON_COMPILE_CACHE_URL=s3://bucket/c "$trn_cache" status 2>&1 | grep -q "s3://bucket/c" ||
+  fail "s3 URL named"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)" >&2
+  exit 1
+fi
+echo "trn-cache CLI: all checks passed"
