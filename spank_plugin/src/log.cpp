@@ -1,0 +1,23 @@
+#include "log.hpp"
+
+#include <string>
+
+#include "spank_api.hpp"
+
+namespace trn::spank {
+namespace {
+
+std::string prefixed(std::string_view message) {
+  std::string line(kPrefix);
+  line.append(message);
+  return line;
+}
+
+}  // namespace
+
+void log_error(std::string_view message) { slurm_error("%s", prefixed(message).c_str()); }
+void log_info(std::string_view message) { slurm_info("%s", prefixed(message).c_str()); }
+void log_verbose(std::string_view message) { slurm_verbose("%s", prefixed(message).c_str()); }
+void log_debug(std::string_view message) { slurm_debug("%s", prefixed(message).c_str()); }
+
+}  // namespace trn::spank

@@ -1,0 +1,16 @@
+#pragma once
+
+#include "plugin_config.hpp"
+#include "spank_api.hpp"
+
+// slurmstepd (remote context): the node's topology and the step's placement are worked out once
+// in init_post_opt, while slurmstepd is still root; every task then only looks its entry up.
+namespace trn::spank::remote {
+
+// Throws trn::Error (the step fails with its message).
+void init_post_opt(spank_t handle, const PluginConfig& config);
+void task_init_privileged(spank_t handle);
+void task_init(spank_t handle);
+void reset();
+
+}  // namespace trn::spank::remote
