@@ -83,14 +83,15 @@ StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
   }
   common.push_back(user_wins("MASTER_ADDR", facts.first_host));
   common.push_back(user_wins("MASTER_PORT", std::to_string(step.ports.master_port)));
+  // Every task is a torch.distributed worker as it stands. With one task per node it may
+  // instead be torchrun, which reads PET_* and sets RANK/WORLD_SIZE for the workers it starts.
+  common.push_back(user_wins("WORLD_SIZE", std::to_string(facts.total_task_count)));
+  common.push_back(user_wins("LOCAL_WORLD_SIZE", std::to_string(facts.local_task_count)));
+  common.push_back(user_wins("NODE_RANK", std::to_string(facts.node_id)));
   if (step.one_task_per_node) {
     common.push_back(user_wins("PET_NNODES", std::to_string(facts.nnodes)));
     common.push_back(user_wins("PET_NODE_RANK", std::to_string(facts.node_id)));
     common.push_back(user_wins("PET_MASTER_PORT", std::to_string(step.ports.master_port)));
-  } else {
-    common.push_back(user_wins("WORLD_SIZE", std::to_string(facts.total_task_count)));
-    common.push_back(user_wins("LOCAL_WORLD_SIZE", std::to_string(facts.local_task_count)));
-    common.push_back(user_wins("NODE_RANK", std::to_string(facts.node_id)));
   }
   common.push_back(decision("TRN_INSTANCE_TYPE",
                             topology.instance_type.empty() ? "unknown" : topology.instance_type));

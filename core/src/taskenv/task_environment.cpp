@@ -52,12 +52,9 @@ TaskEnvironment task_environment(const StepEnvironment& step, const TaskIds& tas
   if (!step.root_comm_port.empty()) {
     b.add({"NEURON_RT_ROOT_COMM_ID", host + ":" + step.root_comm_port}, true);
   }
-  if (step.one_task_per_node) {
-    b.add({"PET_MASTER_ADDR", host}, true);
-  } else {
-    b.add({"RANK", std::to_string(task.global_id)}, true);
-    b.add({"LOCAL_RANK", std::to_string(task.local_id)}, true);
-  }
+  b.add({"RANK", std::to_string(task.global_id)}, true);
+  b.add({"LOCAL_RANK", std::to_string(task.local_id)}, true);
+  if (step.one_task_per_node) b.add({"PET_MASTER_ADDR", host}, true);
   if (task.local_id >= step.per_task.size()) {
     throw Error("task " + std::to_string(task.local_id) + " is not one of the " +
                 std::to_string(step.per_task.size()) +

@@ -91,7 +91,7 @@ TEST(TaskEnvironment, Trn1nKernel5_15NeedsNoForkSafe) {
   EXPECT_EQ(env.at("TRN_EFA_DEVICES"), "rdmap16s23");
 }
 
-TEST(TaskEnvironment, Trn2OneTaskPerNodeIsForTorchrun) {
+TEST(TaskEnvironment, Trn2OneTaskPerNodeServesTorchrunAndAPlainWorker) {
   Scenario s{"trn2.48xlarge"};
   s.local_tasks = 1;
   const auto step = prepare(s);
@@ -107,9 +107,13 @@ TEST(TaskEnvironment, Trn2OneTaskPerNodeIsForTorchrun) {
   EXPECT_EQ(env.at("TRN_CPUS"), "0-191");
   const auto& efa = env.at("TRN_EFA_DEVICES");
   EXPECT_EQ(std::count(efa.begin(), efa.end(), ','), 15);
-  for (const char* absent : {"RANK", "LOCAL_RANK", "WORLD_SIZE", "FI_EFA_FORK_SAFE"}) {
-    EXPECT_EQ(env.count(absent), 0u) << absent;
-  }
+  // The task itself may be the worker (trn-run on CPU nodes: one worker per node); torchrun
+  // overrides these for the workers it starts.
+  EXPECT_EQ(env.at("RANK"), "1");
+  EXPECT_EQ(env.at("LOCAL_RANK"), "0");
+  EXPECT_EQ(env.at("WORLD_SIZE"), "2");
+  EXPECT_EQ(env.at("LOCAL_WORLD_SIZE"), "1");
+  EXPECT_EQ(env.count("FI_EFA_FORK_SAFE"), 0u);
 }
 
 TEST(TaskEnvironment, NoEfaNoLibfabricVariables) {

@@ -33,7 +33,7 @@ struct StepEnvironment {
   std::vector<std::vector<Entry>> per_task;  // by local task id
   std::string rendezvous_host;               // MASTER_ADDR unless the user set one
   std::string root_comm_port;                // "" when the step uses no NeuronCores here
-  bool one_task_per_node = false;            // PET_* (torchrun) instead of RANK/WORLD_SIZE
+  bool one_task_per_node = false;            // PET_* (torchrun) besides RANK/WORLD_SIZE
   std::optional<std::string> compile_cache;
   bool override_user = false;
   RendezvousPorts ports;
