@@ -29,8 +29,15 @@ wait_nodes_idle() {
 # Submits a batch job and waits for it to end, polling faster than sbatch --wait does.
 # Prints the job id; fails unless the job COMPLETED.
 sbatch_and_wait() {
-  local job state
+  local job
   job=$(slurm sbatch --parsable "$@")
+  wait_job "$job" >/dev/null
+  echo "$job"
+}
+
+# Waits for a job to end; fails unless it COMPLETED.
+wait_job() {
+  local job=$1 state
   while :; do
     state=$(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
     case $state in
@@ -40,3 +47,13 @@ sbatch_and_wait() {
     esac
   done
 }
+
+# Slurm clients with this build's tools first on PATH, and Debian's python3 (with torch) before
+# any other: sbatch exports this environment to the job.
+slurm_with_tools() { slurm env PATH="$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"; }
+
+# Shards prepared once for all launcher tests (the trainer_data fixture).
+test_data_dir() { echo "$TRN_BUILD_DIR/tests/integration/data"; }
+
+# A JSON field: json_field FILE EXPRESSION (Python, `d` is the document).
+json_field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }

@@ -1,0 +1,53 @@
+// trn-launcher: the C++ side of trn-run and trn-compile (installed shell scripts exec it, so
+// that `sbatch trn-run PROFILE` can send a script and every node runs the same binary).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "compile_phase.hpp"
+#include "exit_codes.hpp"
+#include "node_facts.hpp"
+#include "run_command.hpp"
+#include "trn/common/error.hpp"
+
+namespace {
+
+int node_facts_command(const std::vector<std::string>& args) {
+  std::string fsroot = "/";
+  if (args.size() == 2 && args[0] == "--fsroot") fsroot = args[1];
+  std::cout << trn::launcher::to_json(trn::launcher::local_node_facts(fsroot)).dump() << '\n';
+  return 0;
+}
+
+// compile-agent --workers W -- CMD...: what each node runs in trn-run's compile step.
+int compile_agent_command(const std::vector<std::string>& args) {
+  if (args.size() < 4 || args[0] != "--workers" || args[2] != "--") {
+    std::cerr << "usage: trn-launcher compile-agent --workers W -- CMD...\n";
+    return trn::launcher::kBadInput;
+  }
+  const std::vector<std::string> command(args.begin() + 3, args.end());
+  return trn::launcher::compile_agent(std::stoll(args[1]), command, {});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const std::string command = args.empty() ? "" : args.front();
+  const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
+  const std::string tool = command == "compile" ? "trn-compile" : "trn-run";
+  try {
+    if (command == "run") return trn::launcher::run_command(rest, trn::launcher::Mode::kRun);
+    if (command == "compile") return trn::launcher::run_command(rest, trn::launcher::Mode::kCompile);
+    if (command == "compile-agent") return compile_agent_command(rest);
+    if (command == "node-facts") return node_facts_command(rest);
+    std::cerr << "usage: trn-launcher run|node-facts ... (use the trn-run and trn-compile commands)\n";
+    return trn::launcher::kBadInput;
+  } catch (const trn::Error& error) {
+    std::cerr << tool << ": " << error.what() << '\n';
+    return trn::launcher::kBadInput;
+  } catch (const std::exception& error) {
+    std::cerr << tool << ": " << error.what() << '\n';
+    return trn::launcher::kBadInput;
+  }
+}

@@ -1,0 +1,111 @@
+#include "node_facts.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "process.hpp"
+#include "trn/common/error.hpp"
+#include "trn/placement/placement.hpp"
+#include "trn/topology/discover.hpp"
+
+namespace trn::launcher {
+
+NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
+  NodeFacts facts;
+  std::array<char, 256> host{};
+  gethostname(host.data(), host.size() - 1);
+  facts.node = host.data();
+  topology::DiscoveryOptions discovery;
+  discovery.fsroot = fsroot;
+  const auto topology = topology::discover(discovery);
+  facts.instance_type = topology.instance_type;
+  facts.neuron_devices = static_cast<std::int64_t>(topology.devices.size());
+  facts.cpus = static_cast<std::int64_t>(topology.cpus.size());
+  facts.plugin_active = std::getenv("TRN_INSTANCE_TYPE") != nullptr;
+  if (!topology.devices.empty()) {
+    placement::PlacementRequest request;
+    if (const char* lnc = std::getenv("NEURON_LOGICAL_NC_CONFIG")) request.lnc_env = lnc;
+    const auto whole_node = placement::place_step(topology, request);
+    if (whole_node.has_neuron_cores()) {
+      facts.neuron_cores = static_cast<std::int64_t>(whole_node.tasks.front().neuron_cores.size());
+    }
+  }
+  return facts;
+}
+
+nlohmann::json to_json(const NodeFacts& facts) {
+  return {{"node", facts.node},
+          {"instance_type", facts.instance_type},
+          {"neuron_devices", facts.neuron_devices},
+          {"neuron_cores", facts.neuron_cores},
+          {"cpus", facts.cpus},
+          {"plugin_active", facts.plugin_active}};
+}
+
+NodeFacts node_facts_from_json(const nlohmann::json& json) {
+  return {json.at("node").get<std::string>(), json.at("instance_type").get<std::string>(),
+          json.at("neuron_devices").get<std::int64_t>(), json.at("neuron_cores").get<std::int64_t>(),
+          json.at("cpus").get<std::int64_t>(), json.at("plugin_active").get<bool>()};
+}
+
+std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, unsigned nnodes,
+                                         const std::filesystem::path& fsroot) {
+  const auto nodes = std::to_string(nnodes);
+  const auto result = capture_process({"srun", "--nodes=" + nodes, "--ntasks=" + nodes,
+                                       "--ntasks-per-node=1", launcher.string(),
+                                       "node-facts", "--fsroot", fsroot.string()});
+  if (result.status != 0) {
+    throw Error("could not read the nodes' topology (srun " + launcher.filename().string() +
+                " node-facts exited " + std::to_string(result.status) + "): see the messages above");
+  }
+  std::vector<NodeFacts> facts;
+  std::istringstream lines(result.output);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty()) continue;
+    try {
+      facts.push_back(node_facts_from_json(nlohmann::json::parse(line)));
+    } catch (const nlohmann::json::exception& error) {
+      throw Error("unexpected node-facts output '" + line + "': " + error.what());
+    }
+  }
+  if (facts.size() != nnodes) {
+    throw Error("expected topology from " + nodes + " nodes, got " + std::to_string(facts.size()));
+  }
+  return facts;
+}
+
+void check_uniform(const std::vector<NodeFacts>& nodes) {
+  std::map<std::string, std::vector<std::string>> by_shape;
+  for (const auto& node : nodes) {
+    const auto shape = (node.instance_type.empty() ? std::string("unknown instance") : node.instance_type) +
+                       " with " + std::to_string(node.neuron_cores) + " NeuronCores";
+    by_shape[shape].push_back(node.node);
+  }
+  if (by_shape.size() <= 1) return;
+  std::string message = "the job's nodes differ: ";
+  for (const auto& [shape, names] : by_shape) {
+    message += std::to_string(names.size()) + " x " + shape + " (";
+    for (std::size_t i = 0; i < names.size() && i < 4; ++i) message += (i ? ", " : "") + names[i];
+    message += names.size() > 4 ? ", ...); " : "); ";
+  }
+  message += "submit to a partition of one instance type (e.g. sbatch --partition or --constraint)";
+  throw Error(message);
+}
+
+void check_plugin_active(const std::vector<NodeFacts>& nodes) {
+  std::string missing;
+  for (const auto& node : nodes) {
+    if (!node.plugin_active) missing += (missing.empty() ? "" : ", ") + node.node;
+  }
+  if (missing.empty()) return;
+  throw Error("the spank_trn plugin did not run on " + missing +
+              ": without it tasks get no rank or rendezvous and would train apart; add `required "
+              "<plugin dir>/spank_trn.so` to plugstack.conf (see spank_trn(8)) and restart slurmd");
+}
+
+}  // namespace trn::launcher

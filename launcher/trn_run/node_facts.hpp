@@ -1,0 +1,35 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace trn::launcher {
+
+// What the plan needs to know about one node.
+struct NodeFacts {
+  std::string node;
+  std::string instance_type;
+  std::int64_t neuron_devices = 0;
+  std::int64_t neuron_cores = 0;  // logical NeuronCores a step can use
+  std::int64_t cpus = 0;
+  bool plugin_active = false;  // spank_trn set up this node's step (it exports TRN_INSTANCE_TYPE)
+};
+
+NodeFacts local_node_facts(const std::filesystem::path& fsroot);
+nlohmann::json to_json(const NodeFacts& facts);
+NodeFacts node_facts_from_json(const nlohmann::json& json);
+
+// Runs `trn-launcher node-facts` once on every node of the allocation (one srun step).
+std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, unsigned nnodes,
+                                         const std::filesystem::path& fsroot);
+
+// All nodes must look alike, and spank_trn must run on each (it gives every task its rank and
+// rendezvous): an error naming the odd nodes otherwise.
+void check_uniform(const std::vector<NodeFacts>& nodes);
+void check_plugin_active(const std::vector<NodeFacts>& nodes);
+
+}  // namespace trn::launcher

@@ -1,0 +1,276 @@
+#include "run_command.hpp"
+
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "compile_phase.hpp"
+#include "exit_codes.hpp"
+#include "install_layout.hpp"
+#include "node_facts.hpp"
+#include "process.hpp"
+#include "train_phase.hpp"
+#include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
+#include "trn/plan/command_template.hpp"
+#include "trn/plan/plan.hpp"
+#include "trn/plan/plan_report.hpp"
+#include "trn/plan/profile_keys.hpp"
+#include "trn/plan/profile_search.hpp"
+#include "trn/run/slurm_allocation.hpp"
+
+namespace po = boost::program_options;
+
+namespace trn::launcher {
+namespace {
+
+std::optional<std::string> getenv_string(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+struct RunOptions {
+  std::string profile;
+  std::vector<std::string> sets;
+  std::vector<std::pair<std::string, std::string>> flags;  // common keys given as flags
+  std::optional<unsigned> nodes;
+  bool plan_only = false;
+  bool json = false;
+  bool force_compile = false;
+  std::optional<std::string> cache_shared;
+  std::string fsroot = "/";
+  std::vector<std::string> trainer_args;
+};
+
+const char* const kUsage =
+    "usage: trn-run PROFILE [options] [-- trainer args]\n"
+    "       sbatch --exclusive --nodes=N trn-run PROFILE [options]\n\n"
+    "Plans the job from PROFILE (a bundled name or a YAML file) and the nodes Slurm gave it,\n"
+    "pulls the compile cache, pre-compiles when Neuron is present, trains, and resumes from the\n"
+    "newest checkpoint; a node failure requeues the job.\n\n"
+    "exit codes: 0 done; 1 training failed (the same exception on every rank); 2 bad input;\n"
+    "3 compilation failed; 4 a node failed and the job was requeued; 5 a node failed and no\n"
+    "restart is left.\n";
+
+RunOptions parse_run_options(const std::vector<std::string>& args) {
+  RunOptions options;
+  std::vector<std::string> before_dashes;
+  bool after_dashes = false;
+  for (const auto& arg : args) {
+    if (after_dashes) options.trainer_args.push_back(arg);
+    else if (arg == "--") after_dashes = true;
+    else before_dashes.push_back(arg);
+  }
+  po::options_description described("options");
+  std::string micro_batch, global_batch, steps, lr, data, scaling, output_root, max_restarts;
+  described.add_options()
+      ("help,h", "this help")
+      ("profile", po::value(&options.profile), "bundled profile name or YAML file")
+      ("set", po::value(&options.sets)->composing(), "KEY=VALUE: override a profile key (repeatable)")
+      ("nodes", po::value<unsigned>(), "plan for N nodes (outside Slurm; use with --plan)")
+      ("plan", po::bool_switch(&options.plan_only), "print the plan and run nothing")
+      ("json", po::bool_switch(&options.json), "print the plan as JSON")
+      ("force-compile", po::bool_switch(&options.force_compile), "compile even when the cache has this configuration")
+      ("micro-batch", po::value(&micro_batch), "sequences per worker per micro-step")
+      ("global-batch", po::value(&global_batch), "sequences per optimizer step")
+      ("steps", po::value(&steps), "optimizer steps")
+      ("lr", po::value(&lr), "peak learning rate")
+      ("data", po::value(&data), "data directory")
+      ("scaling", po::value(&scaling), "strong or weak")
+      ("output-root", po::value(&output_root), "where run directories go")
+      ("max-restarts", po::value(&max_restarts), "requeues allowed after node failures")
+      ("cache-shared", po::value<std::string>(), "shared compile-cache tier (default: $TRN_CACHE_SHARED)")
+      ("fsroot", po::value(&options.fsroot), "filesystem root for node discovery (fixtures)");
+  po::positional_options_description positional;
+  positional.add("profile", 1);
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(before_dashes).options(described).positional(positional).run(), values);
+    po::notify(values);
+  } catch (const po::error& error) {
+    throw Error(std::string(error.what()) + "; see trn-run --help");
+  }
+  if (values.count("help")) {
+    std::cout << kUsage << '\n' << described;
+    std::exit(kSuccess);
+  }
+  if (options.profile.empty()) throw Error("no profile given; usage: trn-run PROFILE [options]");
+  if (values.count("nodes")) options.nodes = values["nodes"].as<unsigned>();
+  if (values.count("cache-shared")) options.cache_shared = values["cache-shared"].as<std::string>();
+  const std::pair<const char*, std::string*> flag_keys[] = {
+      {"micro_batch", &micro_batch}, {"global_batch", &global_batch}, {"steps", &steps},
+      {"lr", &lr}, {"data", &data}, {"scaling", &scaling}, {"output_root", &output_root},
+      {"max_restarts", &max_restarts}};
+  for (const auto& [key, value] : flag_keys) {
+    if (!value->empty()) options.flags.emplace_back(key, *value);
+  }
+  return options;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::vector<std::string> srun_layout(const plan::Plan& plan) {
+  const auto nodes = std::to_string(plan.nodes);
+  return {"--nodes=" + nodes, "--ntasks=" + std::to_string(plan.nodes * plan.tasks_per_node),
+          "--ntasks-per-node=" + std::to_string(plan.tasks_per_node)};
+}
+
+std::map<std::string, std::string> step_environment(const plan::Plan& plan, const InstallLayout& layout) {
+  auto env = plan.env;
+  auto python_path = layout.trainer_dir.string();
+  if (const auto existing = getenv_string("PYTHONPATH"); existing && !existing->empty()) {
+    python_path += ":" + *existing;
+  }
+  env.emplace("PYTHONPATH", python_path);
+  return env;
+}
+
+void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
+  const auto file = plan.run_dir / "results.json";
+  nlohmann::json results = nlohmann::json::object();
+  if (std::ifstream in(file); in) {
+    try {
+      results = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception&) {
+      std::cerr << "trn-run: warning: the trainer's " << file << " is not valid JSON; rewriting it\n";
+    }
+  }
+  results["plan"] = plan::to_json(plan);
+  results["phases"] = phases;
+  write_file_atomically(file, results.dump(2) + "\n", 0644);
+}
+
+int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocation,
+                    const run::FailureDiagnosis& diagnosis) {
+  std::cerr << "trn-run: training failed: " << diagnosis.summary << '\n';
+  if (plan.requeue == plan::RequeuePolicy::never) return kNodeFailure;
+  if (static_cast<std::int64_t>(allocation.restart_count) >= plan.max_restarts) {
+    std::cerr << "trn-run: no restart left (" << allocation.restart_count << " of " << plan.max_restarts
+              << " used); not requeueing\n";
+    return kNodeFailure;
+  }
+  std::cerr << "trn-run: requeueing job " << allocation.job_id << " (restart "
+            << allocation.restart_count + 1 << " of " << plan.max_restarts
+            << "); it resumes from the newest checkpoint in " << plan.run_dir.string() << '\n';
+  const int status = run_process({"scontrol", "requeue", std::to_string(allocation.job_id)});
+  if (status != 0) std::cerr << "trn-run: scontrol requeue failed (exit " << status << ")\n";
+  return kRequeued;
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args, Mode mode) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto options = parse_run_options(args);
+  const auto layout = install_layout();
+  const auto env_lookup = [](const std::string& name) { return getenv_string(name); };
+  const auto allocation = run::read_slurm_allocation(env_lookup);
+  if (!allocation && !options.nodes) {
+    throw Error("not inside a Slurm job and no --nodes given: submit with "
+                "`sbatch --nodes=N trn-run " + options.profile + "`, or plan with `trn-run " +
+                options.profile + " --nodes N --plan`");
+  }
+
+  auto profile = plan::load_profile(options.profile, plan::profile_search_dirs(env_lookup, layout.profile_dirs));
+  for (const auto& [key, value] : options.flags) plan::apply_override(profile, key, value);
+  for (const auto& assignment : options.sets) plan::apply_set_option(profile, assignment);
+
+  const bool agent = mode == Mode::kCompile && allocation && allocation->in_step;
+  std::vector<NodeFacts> nodes;
+  if (agent) {
+    // One agent per node: every node plans alike from its own (uniform) topology.
+    nodes.assign(allocation->nnodes, local_node_facts(options.fsroot));
+  } else if (allocation && (!options.nodes || *options.nodes == allocation->nnodes)) {
+    nodes = gather_node_facts(layout.bin_dir / "trn-launcher", allocation->nnodes, options.fsroot);
+    check_plugin_active(nodes);
+  } else {
+    const auto local = local_node_facts(options.fsroot);
+    for (unsigned i = 0; i < *options.nodes; ++i) nodes.push_back(local);
+    for (auto& node : nodes) node.node.clear();
+  }
+  check_uniform(nodes);
+  std::vector<plan::NodeCores> node_cores;
+  for (const auto& node : nodes) node_cores.push_back({node.node, node.neuron_cores});
+  plan::PlanRequest request;
+  request.cluster = plan::cluster_shape_of(node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
+  request.extra_args = options.trainer_args;
+  request.home = getenv_string("HOME").value_or("");
+  const auto plan = plan::make_plan(profile, request);
+  if (agent) return compile_agent(plan.workers_per_node, plan.compile_command, step_environment(plan, layout));
+
+  if (options.plan_only || !allocation) {
+    if (!allocation && !options.plan_only) {
+      throw Error("not inside a Slurm job: only --plan works outside one; submit with "
+                  "`sbatch --nodes=" + std::to_string(plan.nodes) + " trn-run " + options.profile + "`");
+    }
+    std::cout << (options.json ? plan::to_json(plan).dump(2) + "\n" : plan::render_plan_text(plan));
+    return kSuccess;
+  }
+
+  std::filesystem::create_directories(plan.run_dir / "logs");
+  write_file_atomically(plan.run_dir / "plan.json", plan::to_json(plan).dump(2) + "\n", 0644);
+  std::cout << plan::render_plan_text(plan) << std::flush;
+  if (allocation->restart_count > 0) {
+    std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in " << plan.run_dir.string()
+              << '\n';
+  }
+  nlohmann::json phases = {{"plan_seconds", seconds_since(started)}};
+
+  CompileRequest compile;
+  compile.plan = &plan;
+  auto symbolic = plan::placeholder_values(plan, /*compile=*/true);
+  for (const char* path_key : {"run_dir", "data"}) symbolic[path_key] = std::string("{") + path_key + "}";
+  compile.identity_command = plan::render_command(profile.command, symbolic);
+  compile.identity_command.insert(compile.identity_command.end(), options.trainer_args.begin(), options.trainer_args.end());
+  compile.tiers = cache_tiers(options.cache_shared);
+  compile.launcher = layout.bin_dir / "trn-launcher";
+  compile.trn_cache = layout.bin_dir / "trn-cache";
+  compile.env = step_environment(plan, layout);
+  compile.force = options.force_compile;
+  phases["cache_pull"] = pull_cache(compile);
+  const auto compiled = compile_phase(compile);
+  phases["compile"] = compiled.report;
+  if (!compiled.ok) {
+    std::cerr << "trn-run: " << compiled.message << "; not training\n";
+    return kCompileFailed;
+  }
+  if (mode == Mode::kCompile) return kSuccess;
+  phases["before_train_seconds"] = seconds_since(started);
+
+  const auto train_started = std::chrono::steady_clock::now();
+  TrainStep step;
+  step.srun_args = srun_layout(plan);
+  step.command = plan.command;
+  step.env = step_environment(plan, layout);
+  step.log_dir = plan.run_dir / "logs";
+  step.phase = "train";
+  step.nnodes = static_cast<unsigned>(plan.nodes);
+  step.world_size = static_cast<unsigned>(plan.nodes * plan.tasks_per_node);
+  std::cout << "trn-run: training: " << plan::display_command(plan.command) << '\n' << std::flush;
+  const auto outcome = run_train_step(step);
+  phases["train_seconds"] = seconds_since(train_started);
+  phases["restart_count"] = allocation->restart_count;
+  if (outcome.status == 0) {
+    write_results(plan, phases);
+    std::cout << "trn-run: done in " << seconds_since(started) << " s; results in "
+              << (plan.run_dir / "results.json").string() << '\n';
+    return kSuccess;
+  }
+  const bool user_error = outcome.diagnosis.kind == run::FailureKind::kUserError;
+  if (user_error && plan.requeue != plan::RequeuePolicy::always) {
+    std::cerr << "trn-run: training failed on every rank with the same error:\n  "
+              << outcome.diagnosis.exception << "\nfirst failing rank's traceback:\n"
+              << outcome.diagnosis.excerpt;
+    return kUserError;
+  }
+  return requeue_or_fail(plan, *allocation, outcome.diagnosis);
+}
+
+}  // namespace trn::launcher

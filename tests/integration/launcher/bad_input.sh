@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Bad input gets one clear error: an unknown profile lists the available ones, a mistyped key
+# is named with file:line:column, infeasible scaling lists the node counts that work, and
+# trn-run outside Slurm without --nodes says how to submit.
+source "$(dirname "$0")/../lib.sh"
+make_scratch
+expect_error() {  # expect_error PATTERN CMD...: CMD fails with exit 2 and says PATTERN
+  local pattern=$1 out status=0
+  shift
+  out=$("$@" 2>&1) || status=$?
+  expect_eq "$status" 2 "exit status of $*"
+  grep -qE "$pattern" <<<"$out" || fail "'$*' did not say /$pattern/: $out"
+  echo "ok: $(head -c 200 <<<"$out")"
+}
+expect_error "unknown profile 'bert_tinny'.*bert_tiny" slurm_with_tools trn-run bert_tinny --nodes 1 --plan
+printf 'command: python3 -m trn_trainer pretrain\nmicro_batch: 8\nglobal_bacth: 64\nsteps: 4\n' >"$scratch/typo.yaml"
+expect_error "typo.yaml:3:1: .*global_bacth.*global_batch" slurm_with_tools trn-run "$scratch/typo.yaml" --nodes 1 --plan
+expect_error "not inside a Slurm job and no --nodes" slurm_with_tools trn-run bert_tiny
+
+# Infeasible strong scaling inside a real job: the job fails, its output lists what works.
+job=$(slurm_with_tools sbatch --parsable --nodes=3 -D "$scratch" trn-run bert_tiny --data "$(test_data_dir)")
+while [[ $(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*') =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done
+expect_eq "$(slurm scontrol show job -o "$job" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2)" "2:0" "exit code of the infeasible job"
+grep -q "node counts that work: 1, 2, 4, 8" "$scratch/trn-run-$job.out" || fail "infeasible plan message: $(cat "$scratch/trn-run-$job.out")"
+echo "ok: infeasible scaling on 3 nodes refused"

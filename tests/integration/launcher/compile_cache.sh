@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Compile-then-train with the neuron_parallel_compile test double (tests/doubles): the first run
+# compiles and fills the shared tier, a second run does not invoke the compiler at all (counted),
+# a changed micro-batch compiles again, a failed compilation stops before training; trn-compile
+# works both as `srun trn-compile` (per-node agents) and from a batch script (starts the step).
+source "$(dirname "$0")/../lib.sh"
+make_scratch
+export NEURON_COMPILE_CACHE_URL="$scratch/local" TRN_TEST_NPC_LOG="$scratch/npc.log"
+with_double() { slurm env PATH="$TRN_SOURCE_DIR/tests/doubles:$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+  NEURON_COMPILE_CACHE_URL="$NEURON_COMPILE_CACHE_URL" TRN_TEST_NPC_LOG="$TRN_TEST_NPC_LOG" "$@"; }
+args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --cache-shared "$scratch/shared" --steps 2)
+compiles() { [[ -f $TRN_TEST_NPC_LOG ]] && wc -l <"$TRN_TEST_NPC_LOG" || echo 0; }
+run_job() {  # run_job [sbatch args] -- trn-run args: prints the job id, waits for the end
+  local sbatch_args=() job
+  while [[ $1 != -- ]]; do sbatch_args+=("$1"); shift; done
+  shift
+  job=$(with_double sbatch --parsable --nodes=1 -D "$scratch" "${sbatch_args[@]}" trn-run "$@")
+  while [[ $(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*') =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done
+  echo "$job"
+}
+exit_code() { slurm scontrol show job -o "$1" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2; }
+
+first=$(run_job -- "${args[@]}")
+expect_eq "$(exit_code "$first")" "0:0" "exit of the first run"
+expect_eq "$(compiles)" 1 "compiler invocations after the first run"
+expect_eq "$(json_field "$scratch/runs/bert_tiny-$first/compile.json" "d['outcome']")" compiled "first compile outcome"
+shared_done=$("$TRN_BUILD_DIR/bin/trn-cache" status --root "$scratch/shared" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['done']['entries'])")
+[[ $shared_done -ge 1 ]] || fail "no complete entries were pushed to the shared tier"
+
+second=$(run_job -- "${args[@]}")
+expect_eq "$(exit_code "$second")" "0:0" "exit of the second run"
+expect_eq "$(compiles)" 1 "compiler invocations after an identical second run"
+grep -q "compile skipped" "$scratch/trn-run-$second.out" || fail "the second run did not say it skipped compiling"
+grep -q "cache pull from" "$scratch/trn-run-$second.out" || fail "the second run did not report its cache pull"
+
+third=$(run_job -- "${args[@]}" --micro-batch 4)
+expect_eq "$(exit_code "$third")" "0:0" "exit of the run with another micro-batch"
+expect_eq "$(compiles)" 2 "compiler invocations after changing the micro-batch"
+
+failed=$(run_job --export=ALL,TRN_TEST_NPC_FAIL=1 -- "${args[@]}" --micro-batch 2)
+expect_eq "$(exit_code "$failed")" "3:0" "exit of the run whose compilation fails"
+grep -q "compilation failed" "$scratch/trn-run-$failed.out" || fail "no clear compile failure message"
+[[ ! -f $scratch/runs/bert_tiny-$failed/metrics.jsonl ]] || fail "training ran after a failed compilation"
+
+# trn-compile as per-node agents under srun, then as a batch script that starts its own step.
+with_double sbatch --parsable --wait --nodes=1 -D "$scratch" -o "$scratch/agent.out" \
+  --wrap "srun trn-compile ${args[*]} --micro-batch 1" >/dev/null || { cat "$scratch/agent.out"; fail "srun trn-compile failed"; }
+expect_eq "$(compiles)" 4 "compiler invocations after srun trn-compile"
+with_double sbatch --parsable --wait --nodes=1 -D "$scratch" -o "$scratch/starter.out" \
+  --wrap "trn-compile ${args[*]} --micro-batch 1 --force-compile" >/dev/null || { cat "$scratch/starter.out"; fail "trn-compile in a batch script failed"; }
+expect_eq "$(compiles)" 5 "compiler invocations after trn-compile --force-compile"
+echo "ok"

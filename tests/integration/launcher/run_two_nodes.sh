@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The used-by line, literally: `sbatch --exclusive --nodes=2 trn-run bert_tiny` completes, and
+# plan.json / results.json hold the nodes, workers, accumulation and global batch; per-node logs.
+source "$(dirname "$0")/../lib.sh"
+make_scratch
+cd "$scratch"
+job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" \
+  trn-run bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 10)
+wait_job "$job" >/dev/null
+run="$scratch/runs/bert_tiny-$job"
+[[ -f $run/plan.json && -f $run/results.json ]] || { cat "$scratch"/trn-run-*.out; fail "no plan.json/results.json in $run"; }
+expect_eq "$(json_field "$run/plan.json" "d['nodes']")" 2 "plan nodes"
+expect_eq "$(json_field "$run/plan.json" "d['workers_per_node']")" 1 "plan workers per node (CPU nodes)"
+expect_eq "$(json_field "$run/plan.json" "d['global_batch']")" \
+  "$(json_field "$run/plan.json" "d['micro_batch'] * d['grad_accum'] * 2")" "global batch = micro x accum x dp"
+expect_eq "$(json_field "$run/results.json" "d['plan']['grad_accum']")" "$(json_field "$run/plan.json" "d['grad_accum']")" "results carry the plan"
+expect_eq "$(ls "$run"/logs/train_*_2.log | wc -l)" 2 "per-node training logs"
+grep -q "step .*/" "$scratch/trn-run-$job.out" || fail "rank 0's progress lines are not in the job output"
+echo "ok: $(json_field "$run/plan.json" "'accum %d x micro %d = %d' % (d['grad_accum'], d['micro_batch'], d['global_batch'])")"
