@@ -8,7 +8,40 @@ nlohmann::json or_null(const std::optional<T>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
 }
 
+// `text` with every occurrence of `from` replaced by `to`.
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
 }  // namespace
+
+nlohmann::json compile_inputs(const Plan& plan) {
+  const std::string run_dir = plan.run_dir.string();
+  std::vector<std::string> command;
+  for (const auto& word : plan.compile_command) {
+    command.push_back(replace_all(word, run_dir, "{run_dir}"));
+  }
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [name, value] : plan.env) env[name] = replace_all(value, run_dir, "{run_dir}");
+  return {
+      {"compile_command", command},
+      {"env", env},
+      {"neuron_devices", plan.neuron_devices},
+      {"nodes", plan.nodes},
+      {"workers_per_node", plan.workers_per_node},
+      {"tensor_parallel", plan.tensor_parallel},
+      {"pipeline_parallel", plan.pipeline_parallel},
+      {"data_parallel", plan.data_parallel},
+      {"micro_batch", plan.micro_batch},
+      {"grad_accum", plan.grad_accum},
+      {"seq_len", or_null(plan.seq_len)},
+      {"launch_mode", std::string(to_string(plan.launch))},
+  };
+}
 
 nlohmann::json to_json(const Plan& plan) {
   return {

@@ -1,5 +1,7 @@
 #include "trn/plan/profile.hpp"
 
+#include <utility>
+
 #include "profile_fields.hpp"
 #include "trn/common/error.hpp"
 
@@ -52,6 +54,22 @@ std::string missing_required(const Profile& profile) {
                    "global_batch: 16384");
   }
   if (profile.steps == 0) return missing("steps", "optimizer steps in total", "steps: 28125");
+  // Profiles read from files or overridden cannot get here with a value out of range; one
+  // built in code can, and the arithmetic divides by these.
+  const std::pair<const char*, std::int64_t> at_least_one[] = {
+      {"micro_batch", profile.micro_batch},
+      {"global_batch", profile.global_batch},
+      {"steps", profile.steps},
+      {"compile_steps", profile.compile_steps},
+      {"reference_nodes", profile.reference_nodes},
+      {"tensor_parallel", profile.tensor_parallel},
+      {"pipeline_parallel", profile.pipeline_parallel},
+      {"cpu_workers_per_node", profile.cpu_workers_per_node}};
+  for (const auto& [key, value] : at_least_one) {
+    if (value < 1) {
+      return std::string(key) + " must be a whole number >= 1, got " + std::to_string(value);
+    }
+  }
   return "";
 }
 

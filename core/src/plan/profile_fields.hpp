@@ -31,7 +31,8 @@ std::string set_env_entry(Profile& profile, std::string_view name, std::string_v
 // Checks the placeholders of the command words; returns the problem, "" when accepted.
 std::string check_command_words(const std::vector<std::string>& words);
 
-// The first required key the profile lacks, as "missing required key ..."; "" when complete.
+// The first required key the profile lacks ("missing required key ..."), or the first value out
+// of range; "" when the profile can be planned.
 std::string missing_required(const Profile& profile);
 
 }  // namespace trn::plan

@@ -338,6 +338,10 @@ TEST(Plan, AnIncompleteProfileIsAnError) {
   profile.name = "empty";
   EXPECT_THAT(error_of([&] { plan_on(profile, 1, 0); }),
               HasSubstr("profile 'empty': missing required key 'command'"));
+  Profile zero_tp = bundled("bert_tiny");
+  zero_tp.tensor_parallel = 0;  // only possible in code: files and overrides refuse it
+  EXPECT_THAT(error_of([&] { plan_on(zero_tp, 1, 0); }),
+              HasSubstr("bert_tiny.yaml: tensor_parallel must be a whole number >= 1, got 0"));
 }
 
 }  // namespace

@@ -66,6 +66,25 @@ TEST(PlanJson, MissingValuesAreNull) {
   EXPECT_EQ(json.at("neuron_devices"), false);
 }
 
+TEST(CompileInputs, IgnoreTheJobButNotTheShapes) {
+  PlanRequest request = plan_test::on(2, 32);
+  request.cluster.job_id = 1;
+  Profile profile = bundled("bert_pretrain");
+  apply_override(profile, "env.CACHE", "{run_dir}/cache");
+  const auto first = compile_inputs(make_plan(profile, request));
+  request.cluster.job_id = 2;  // a new job: a new run directory
+  const auto second = compile_inputs(make_plan(profile, request));
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(first.at("env").at("CACHE"), "{run_dir}/cache");
+  EXPECT_THAT(first.at("compile_command").dump(), HasSubstr("\"--output\",\"{run_dir}\""));
+  EXPECT_EQ(first.at("grad_accum"), 16);
+
+  Profile other_batch = profile;
+  apply_override(other_batch, "micro_batch", "8");
+  EXPECT_NE(compile_inputs(make_plan(other_batch, request)), second);
+  EXPECT_NE(compile_inputs(make_plan(profile, plan_test::on(4, 32))), second);
+}
+
 TEST(PlanText, IsAnAlignedTableWithTheArithmetic) {
   const std::string text = render_plan_text(sixteen_node_plan());
   EXPECT_THAT(text, HasSubstr("nodes             16 (trn-st-1, ..., trn-st-16)\n"));

@@ -12,6 +12,12 @@ namespace trn::plan {
 // lr, ...); a value the plan lacks (no job id, no lr) is null.
 nlohmann::json to_json(const Plan& plan);
 
+// What decides the graphs the compile phase produces, for the compile cache's manifest: the
+// compile command and env with the run directory (new for every job) written as "{run_dir}",
+// and the world and batch shape. Plans with equal compile_inputs compile the same graphs; the
+// compiler's version and flags are the manifest's to add.
+nlohmann::json compile_inputs(const Plan& plan);
+
 // A short aligned table for people: one line per fact, the arithmetic spelt out.
 std::string render_plan_text(const Plan& plan);
 

@@ -80,7 +80,7 @@ struct Profile {
 };
 
 // Throws trn::Error naming the first required key the profile lacks (command, micro_batch,
-// global_batch, steps).
+// global_batch, steps), or a count below 1 that the plan would divide by.
 void check_complete(const Profile& profile);
 
 }  // namespace trn::plan
