@@ -118,7 +118,8 @@ void transfer_version(const std::filesystem::path& source_version_dir,
     }
     const auto target_path = target_version_dir / module.name;
     bool replace = false;
-    if (target_names.count(module.name) != 0U) {
+    // Listed at the start, or put there since by a transfer on another node (shared tier).
+    if (target_names.count(module.name) != 0U || target->stat_of(module.name)) {
       if (looks_complete_and_same(*target, *source)) {
         report.present++;
         report.present_bytes += source->bytes;

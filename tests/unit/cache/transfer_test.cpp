@@ -272,6 +272,37 @@ TEST(Push, NeverOverwritesACompleteSharedEntry) {
   EXPECT_FALSE(std::filesystem::exists(entry_path(t.shared(), "MODULE_4+a")));
 }
 
+// Every node pushes its new entries at the end of a compile: two pushes of the same entries
+// at once install each exactly once, whole, and the other side counts it as present.
+TEST(Push, ConcurrentPushesInstallEachEntryOnce) {
+  TempDir a;
+  TempDir b;
+  TempDir shared;
+  constexpr int entries = 40;
+  for (int i = 0; i < entries; ++i) {
+    const auto module = "MODULE_" + std::to_string(i) + "+a";
+    make_done(a.path(), module, std::string(64 << 10, 'a'));
+    make_done(b.path(), module, std::string(64 << 10, 'b'));
+  }
+  TransferReport from_a;
+  TransferReport from_b;
+  std::thread first([&] { from_a = push(a.path(), shared.path()); });
+  std::thread second([&] { from_b = push(b.path(), shared.path()); });
+  first.join();
+  second.join();
+  EXPECT_EQ(from_a.copied + from_b.copied, static_cast<std::size_t>(entries));
+  EXPECT_EQ(from_a.present + from_b.present, static_cast<std::size_t>(entries));
+  for (const auto& e : scan(shared.path())) {
+    EXPECT_EQ(e.state, EntryState::done);
+    const auto neff = read_file(e.path / "model.neff");
+    EXPECT_TRUE(neff == std::string(64 << 10, 'a') || neff == std::string(64 << 10, 'b'));
+  }
+  EXPECT_EQ(scan(shared.path()).size(), static_cast<std::size_t>(entries));
+  for (const auto& name : names_in(version_dir(shared.path()))) {
+    EXPECT_EQ(name.rfind("MODULE_", 0), 0U) << name;
+  }
+}
+
 TEST(Push, CreatesTheSharedRoot) {
   Tiers t;
   make_done(t.local(), "MODULE_1+a");

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "trn/cache/compiler_version.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/common/error.hpp"
 
@@ -73,6 +74,17 @@ TEST(Layout, Names) {
   EXPECT_FALSE(is_module_dir_name(".trn-tmp.1.0.host"));
   EXPECT_TRUE(is_lock_file_name("model.hlo_module.pb.lock"));
   EXPECT_FALSE(is_lock_file_name(".lock"));
+}
+
+TEST(CompilerVersion, FromNeuronxCcVersionOutput) {
+  EXPECT_EQ(parse_compiler_version("NeuronX Compiler version 2.25.3371.0+f524f7f8\n\n"
+                                   "Python version 3.12.13\nHWM version 2.25.0.3371++f524f7f8\n"
+                                   "NumPy version 2.4.6\n"),
+            "2.25.3371.0+f524f7f8");
+  EXPECT_EQ(parse_compiler_version("NeuronX Compiler version 2.14.213.0+013d129b"),
+            "2.14.213.0+013d129b");
+  EXPECT_FALSE(parse_compiler_version("neuronx-cc: command not found").has_value());
+  EXPECT_FALSE(parse_compiler_version("NeuronX Compiler version \n").has_value());
 }
 
 }  // namespace
