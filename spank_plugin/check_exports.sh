@@ -8,9 +8,11 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 exports=$(nm -D --defined-only "$plugin" | awk '{print $3}' | sort)
 for required in plugin_name plugin_type plugin_version spank_plugin_version slurm_spank_init \
   slurm_spank_init_post_opt slurm_spank_task_init_privileged slurm_spank_task_init \
-  slurm_spank_job_prolog slurm_spank_exit; do
+  slurm_spank_exit; do
   grep -qx "$required" <<<"$exports" || fail "$required is not exported"
 done
+# No SPANK prolog/epilog: slurmd would start an extra process per job and node for them.
+if grep -Eq '^slurm_spank_job_(prolog|epilog)$' <<<"$exports"; then fail "exports a job prolog/epilog"; fi
 unexpected=$(grep -Ev '^(slurm_spank_[a-z_]+|plugin_name|plugin_type|plugin_version|spank_plugin_version)$' <<<"$exports" || true)
 [[ -z $unexpected ]] || fail "unexpected exported symbols: $(tr '\n' ' ' <<<"$unexpected")"
 

@@ -52,8 +52,8 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 // NEURON_COMPILE_CACHE_URL: the user's --neuron-cache, else their directory in the node-local
-// tier (made here if the prolog has not, with the same checks). A tier that cannot be used is a
-// warning, not a failure: the runtime then uses its own default.
+// tier (made here, as root, on the first step of the user on this node). A tier that cannot be used
+// is a warning, not a failure: the runtime then uses its own default.
 std::optional<std::string> compile_cache(const PluginConfig& config, const UserOptions& options,
                                          const SlurmStep& slurm) {
   if (options.cache) {

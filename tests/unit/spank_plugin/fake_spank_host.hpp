@@ -19,7 +19,7 @@ extern "C" {
 
 namespace fake_spank {
 
-enum class Phase { kNone, kInit, kInitPostOpt, kTaskInitPrivileged, kTaskInit, kJobProlog, kExit };
+enum class Phase { kNone, kInit, kInitPostOpt, kTaskInitPrivileged, kTaskInit, kExit };
 
 struct LogLine {
   std::string level;  // error, info, verbose, debug, debug2, debug3, spank_log

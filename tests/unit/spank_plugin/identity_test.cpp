@@ -28,9 +28,13 @@ TEST_F(Identity, NameTypeAndVersionAreWhatTheLoaderChecks) {
 TEST_F(Identity, OnlyTheSpankInterfaceIsVisible) {
   for (const char* callback :
        {"slurm_spank_init", "slurm_spank_init_post_opt", "slurm_spank_task_init_privileged",
-        "slurm_spank_task_init", "slurm_spank_job_prolog", "slurm_spank_exit"}) {
+        "slurm_spank_task_init", "slurm_spank_exit"}) {
     EXPECT_NE(plugin().symbol(callback), nullptr) << callback;
   }
+  // A SPANK prolog costs a process per job and node, and drains the node when it fails: the
+  // root-side work happens in init_post_opt instead.
+  EXPECT_EQ(plugin().symbol("slurm_spank_job_prolog"), nullptr);
+  EXPECT_EQ(plugin().symbol("slurm_spank_job_epilog"), nullptr);
   // The loader calls init()/fini() of any plugin that has them; core's code must stay hidden.
   EXPECT_EQ(plugin().symbol("init"), nullptr);
   EXPECT_EQ(plugin().symbol("fini"), nullptr);

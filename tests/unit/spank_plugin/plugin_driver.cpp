@@ -15,7 +15,6 @@ fake_spank::Phase phase_of(const std::string& callback) {
   if (callback == "init_post_opt") return Phase::kInitPostOpt;
   if (callback == "task_init_privileged") return Phase::kTaskInitPrivileged;
   if (callback == "task_init") return Phase::kTaskInit;
-  if (callback == "job_prolog") return Phase::kJobProlog;
   if (callback == "exit") return Phase::kExit;
   return Phase::kNone;
 }
