@@ -31,6 +31,9 @@ struct StepState {
   taskenv::StepEnvironment env;
   bool efa_in_use = false;
   bool bind_affinity = false;
+  // For the user, from task 0's task_init: slurmstepd's messages before the tasks start reach
+  // only the slurmd log.
+  std::vector<std::string> warnings;
 };
 
 // One step per slurmstepd; tasks are forked from it and inherit the state.
@@ -55,7 +58,8 @@ std::string joined(const std::vector<std::string>& lines) {
 // tier (made here, as root, on the first step of the user on this node). A tier that cannot be used
 // is a warning, not a failure: the runtime then uses its own default.
 std::optional<std::string> compile_cache(const PluginConfig& config, const UserOptions& options,
-                                         const SlurmStep& slurm) {
+                                         const SlurmStep& slurm,
+                                         std::vector<std::string>& warnings) {
   if (options.cache) {
     if (options.cache->empty()) return std::nullopt;
     return options.cache;
@@ -65,7 +69,7 @@ std::optional<std::string> compile_cache(const PluginConfig& config, const UserO
     return ensure_user_cache_dir(*config.local_cache, user_name(slurm.uid), slurm.uid, slurm.gid)
         .string();
   } catch (const Error& e) {
-    log_info(std::string("warning: ") + e.what() + "; NEURON_COMPILE_CACHE_URL left unset");
+    warnings.push_back(std::string(e.what()) + "; NEURON_COMPILE_CACHE_URL left unset");
     return std::nullopt;
   }
 }
@@ -160,7 +164,7 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
 
   step->env_options.efa = options.efa.value_or(config.efa);
   step->env_options.override_user = options.override_env;
-  step->env_options.compile_cache = compile_cache(config, options, step->slurm);
+  step->env_options.compile_cache = compile_cache(config, options, step->slurm, step->warnings);
 
   place(*step);
   resolve_rendezvous(*step, host);
@@ -237,6 +241,7 @@ void task_init(spank_t handle) {
       step->env, ids, [&host](const std::string& name) { return host.getenv(name); });
   for (const auto& var : env.set) host.setenv(var.name, var.value);
   if (ids.local_id == 0) {
+    for (const auto& warning : step->warnings) log_info("warning: " + warning);
     for (const auto& warning : env.warnings) log_info("warning: " + warning);
     if (!env.kept.empty()) log_verbose("kept as set by the user: " + joined(env.kept));
   }
