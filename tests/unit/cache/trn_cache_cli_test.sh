@@ -40,10 +40,13 @@ ls -d "$work/cache/neuronxcc-2.14.213.0+013d129b/MODULE_"*+* >/dev/null || fail 
 out=$("$npc" "${trainer[@]}" --micro-batch 16 --output "$work/run-2" 2>&1)
 expect_eq "$?" 0 "cache-hit exit"
 grep -q "No todo hlos found" <<<"$out" || fail "same shapes should find nothing to do: $out"
+# Another node of the same job: torchrun's per-node options do not change the graphs.
+out=$("$npc" "${trainer[@]}" --node_rank 1 --master_addr=node2 --micro-batch 16 --output "$work/run-2" 2>&1)
+grep -q "No todo hlos found" <<<"$out" || fail "node rank changed the graphs: $out"
 
 "$npc" "${trainer[@]}" --micro-batch 8 --output "$work/run-3" >/dev/null 2>&1
 expect_eq "$("$trn_cache" status --json | json 'd["done"]["entries"]')" 6 "micro-batch 8 compiles"
-expect_eq "$(wc -l <"$TRN_TEST_NPC_LOG")" 3 "invocations counted"
+expect_eq "$(wc -l <"$TRN_TEST_NPC_LOG")" 4 "invocations counted"
 
 TRN_TEST_NPC_FAIL=2 "$npc" "${trainer[@]}" --micro-batch 4 >/dev/null 2>&1
 expect_eq "$?" 2 "exit status = failed compilations"
