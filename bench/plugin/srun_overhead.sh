@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What spank_trn adds to a job step: `srun -N4 --ntasks-per-node=8 true` on a local cluster that
 # loads the plugin against an identical cluster that does not, run alternately so both see the
-# same machine load. Prints a table of the medians and their ratio (target <= 1.05).
+# same machine load. Prints a table of the medians, their ratio, and the median of the ratios of
+# the back-to-back pairs ("pairs", the steadier one on a loaded machine); target <= 1.05.
 #
 #   bench/plugin/srun_overhead.sh [RUNS] [PLUGIN_SO]
 #
@@ -35,22 +36,23 @@ measure() {  # measure LABEL SHAPE PLUGIN_ARGS...: prints one table row
   cluster "$without" up 4 --node-shape "$shape" --plugstack "$work/without.conf" >/dev/null
   # Warm up both (first step: slurmstepd pages in, the plugin discovers and caches the topology).
   for r in 1 2 3; do step "$with" >/dev/null; step "$without" >/dev/null; done
-  local with_times=() without_times=()
+  local with_times=() without_times=() pair_ratios=()
   for ((r = 0; r < runs; r++)); do
     if ((r % 2)); then a=$(step "$with"); b=$(step "$without"); else b=$(step "$without"); a=$(step "$with"); fi
     with_times+=("$a")
     without_times+=("$b")
+    pair_ratios+=("$(echo "$a / $b" | bc -l)")
   done
   cluster "$with" down >/dev/null
   cluster "$without" down >/dev/null
   a=$(printf '%s\n' "${with_times[@]}" | median)
   b=$(printf '%s\n' "${without_times[@]}" | median)
-  printf '| %-34s | %9.1f ms | %9.1f ms | %5.3f |\n' "$label" "$(echo "$a * 1000" | bc -l)" \
-    "$(echo "$b * 1000" | bc -l)" "$(echo "$a / $b" | bc -l)"
+  printf '| %-34s | %9.1f ms | %9.1f ms | %5.3f | %5.3f |\n' "$label" "$(echo "$a * 1000" | bc -l)" \
+    "$(echo "$b * 1000" | bc -l)" "$(echo "$a / $b" | bc -l)" "$(printf '%s\n' "${pair_ratios[@]}" | median)"
 }
 
 echo "srun -N4 --ntasks-per-node=8 true, median of $runs runs each, alternating; $(nproc) cores, $(date -u +%F)"
-printf '| %-34s | %12s | %12s | %5s |\n' "nodes (plugin arguments)" "with plugin" "without" "ratio"
-printf '|%s|%s|%s|%s|\n' "------------------------------------" "--------------" "--------------" "-------"
+printf '| %-34s | %12s | %12s | %5s | %5s |\n' "nodes (plugin arguments)" "with plugin" "without" "ratio" "pairs"
+printf '|%s|%s|%s|%s|%s|\n' "------------------------------------" "--------------" "--------------" "-------" "-------"
 measure "trn1.32xlarge tree, shape 2:32:2" 2:32:2 "fsroot=$PWD/tests/fixtures/trn1.32xlarge"
 measure "this machine, 8 CPUs per node" 1:8:1 alloc_cores=ignore
