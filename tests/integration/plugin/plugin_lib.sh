@@ -36,3 +36,18 @@ task_var() { sed -n "s/^ *$2: $3=//p" <<<"$1"; }
 
 # Every variable spank_trn may set.
 readonly plugin_vars='NEURON_RT_VISIBLE_CORES NEURON_RT_ROOT_COMM_ID NEURON_LOGICAL_NC_CONFIG NEURON_COMPILE_CACHE_URL FI_PROVIDER FI_EFA_USE_DEVICE_RDMA FI_EFA_FORK_SAFE MASTER_ADDR MASTER_PORT RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE NODE_RANK PET_NNODES PET_NODE_RANK PET_NPROC_PER_NODE PET_MASTER_ADDR PET_MASTER_PORT TRN_CPUS TRN_INSTANCE_TYPE TRN_EFA_DEVICES'
+
+# psbatch_wait ARGS...: sbatch on this test's cluster, waiting for the job faster than
+# sbatch --wait polls; fails unless the job COMPLETED.
+psbatch_wait() {
+  local job state
+  job=$(pslurm sbatch --parsable "$@")
+  while :; do
+    state=$(pslurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
+    case $state in
+      COMPLETED) return 0 ;;
+      PENDING | RUNNING | CONFIGURING | COMPLETING) sleep 0.1 ;;
+      *) fail "job $job ended $state" ;;
+    esac
+  done
+}

@@ -6,7 +6,7 @@ source "$(dirname "$0")/plugin_lib.sh"
 plugin_cluster_up 2 2:32:2 "fsroot=$fixtures/trn1.32xlarge"
 
 out=$scratch/out
-pslurm sbatch --wait -N2 --ntasks-per-node=2 --neuron-cores-per-task=16 --neuron-efa=off -o "$out" \
+psbatch_wait -N2 --ntasks-per-node=2 --neuron-cores-per-task=16 --neuron-efa=off -o "$out" \
   --wrap 'echo "batch: ${NEURON_RT_VISIBLE_CORES:-none} ${RANK:-none}"; srun -l env' >/dev/null
 text=$(cat "$out")
 expect_eq "$(grep '^batch:' <<<"$text")" "batch: none none" "the batch script's own environment"
@@ -18,7 +18,7 @@ for task in 0 1 2 3; do
 done
 # srun's own option wins over the job's.
 out2=$scratch/out2
-pslurm sbatch --wait -N1 --ntasks-per-node=4 --neuron-cores-per-task=16 -o "$out2" \
+psbatch_wait -N1 --ntasks-per-node=4 --neuron-cores-per-task=16 -o "$out2" \
   --wrap 'srun -l --neuron-cores-per-task=4 env' >/dev/null
 expect_eq "$(task_var "$(cat "$out2")" 3 NEURON_RT_VISIBLE_CORES)" 12-15 "srun option inside an sbatch job"
 echo "ok"

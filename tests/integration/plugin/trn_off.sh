@@ -16,7 +16,7 @@ on=$(names srun -N2 --ntasks-per-node=2 env)
 grep -qx NEURON_RT_VISIBLE_CORES <<<"$on" || fail "the plugin is not active without --neuron-trn=off"
 expect_none "with srun --neuron-trn=off" "$(names srun -N2 --ntasks-per-node=2 --neuron-trn=off env)"
 
-pslurm sbatch --wait -N1 --neuron-trn=off -o "$scratch/out" --wrap 'srun env' >/dev/null
+psbatch_wait -N1 --neuron-trn=off -o "$scratch/out" --wrap 'srun env' >/dev/null
 expect_none "with sbatch --neuron-trn=off" "$(cut -d= -f1 "$scratch/out" | sort -u)"
 
 # default=off in plugstack.conf: nothing unless the user asks with a --neuron-* option.
