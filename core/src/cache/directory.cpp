@@ -37,7 +37,6 @@ OpenDirectory::~OpenDirectory() {
 
 std::vector<DirItem> OpenDirectory::items() {
   std::vector<DirItem> result;
-  ::rewinddir(handle_);
   errno = 0;
   while (const dirent* item = ::readdir(handle_)) {
     const std::string_view name = item->d_name;

@@ -31,7 +31,7 @@ class OpenDirectory {
   OpenDirectory& operator=(const OpenDirectory&) = delete;
   ~OpenDirectory();
 
-  // Without "." and ".."; unsorted. A symbolic link to a folder is not a folder here.
+  // Without "." and ".."; unsorted; once per open. A symbolic link to a folder is not a folder.
   std::vector<DirItem> items();
   // lstat of a name in this folder; nullopt when it does not exist.
   std::optional<struct stat> stat_of(const std::string& name) const;

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <set>
@@ -22,14 +23,32 @@ enum class Direction { pull, push };
 
 const char* const cache_fix = "check free space and permissions of the destination cache";
 
-// The cheap test that keeps a warm pull fast: the destination has model.done and a model.neff
-// of the source's size. Nothing is read but two inodes.
-bool looks_complete_and_same(const detail::OpenDirectory& version_dir, const Entry& source) {
-  const auto done = version_dir.stat_of(source.module + "/" + std::string(done_file));
-  if (!done) return false;
-  const auto neff = version_dir.stat_of(source.module + "/" + std::string(neff_file));
-  return neff && S_ISREG(neff->st_mode) &&
-         static_cast<std::uintmax_t>(neff->st_size) == source.neff_bytes;
+// The warm path: an entry complete in both tiers, with model.neff of the same size in both, is
+// present. Six inode lookups relative to the two version folders: no folder of an entry is
+// opened or listed and no content is read. Returns the source's bytes (the layout's files),
+// or nullopt when a closer look is needed.
+std::optional<std::uintmax_t> present_in_both(const detail::OpenDirectory& source,
+                                              const detail::OpenDirectory& target,
+                                              const std::string& module) {
+  auto stat_in = [&](const detail::OpenDirectory& dir, std::string_view file) {
+    return dir.stat_of(module + "/" + std::string(file));
+  };
+  const auto target_done = stat_in(target, done_file);
+  if (!target_done) return std::nullopt;
+  const auto target_neff = stat_in(target, neff_file);
+  const auto source_neff = stat_in(source, neff_file);
+  if (!target_neff || !source_neff || !S_ISREG(target_neff->st_mode) ||
+      target_neff->st_size != source_neff->st_size) {
+    return std::nullopt;
+  }
+  const auto source_done = stat_in(source, done_file);
+  if (!source_done) return std::nullopt;
+  auto bytes = static_cast<std::uintmax_t>(source_neff->st_size + source_done->st_size);
+  for (const auto file : {hlo_file, flags_file}) {
+    if (const auto info = stat_in(source, file))
+      bytes += static_cast<std::uintmax_t>(info->st_size);
+  }
+  return bytes;
 }
 
 // Copies the source entry's regular files (not its locks) into a fresh temporary folder.
@@ -91,8 +110,11 @@ std::size_t remove_stale_temps(const std::filesystem::path& version_dir,
 void transfer_version(const std::filesystem::path& source_version_dir,
                       const std::filesystem::path& target_version_dir, Direction direction,
                       TransferReport& report) {
-  const auto modules = detail::list_directory(source_version_dir);
-  if (!modules) return;
+  auto source_dir = detail::OpenDirectory::open(source_version_dir);
+  if (!source_dir) return;
+  auto modules = source_dir->items();
+  std::sort(modules.begin(), modules.end(),
+            [](const detail::DirItem& a, const detail::DirItem& b) { return a.name < b.name; });
   std::error_code error;
   std::filesystem::create_directories(target_version_dir, error);
   if (error) {
@@ -107,8 +129,15 @@ void transfer_version(const std::filesystem::path& source_version_dir,
     for (const auto& item : items) target_names.insert(item.name);
   }
 
-  for (const auto& module : *modules) {
+  for (const auto& module : modules) {
     if (!module.is_dir || !is_module_dir_name(module.name)) continue;
+    if (target_names.count(module.name) != 0U) {
+      if (const auto bytes = present_in_both(*source_dir, *target, module.name)) {
+        report.present++;
+        report.present_bytes += *bytes;
+        continue;
+      }
+    }
     const auto source = read_entry(source_version_dir / module.name);
     if (!source) continue;
     if (source->state != EntryState::done) {
@@ -120,19 +149,17 @@ void transfer_version(const std::filesystem::path& source_version_dir,
     bool replace = false;
     // Listed at the start, or put there since by a transfer on another node (shared tier).
     if (target_names.count(module.name) != 0U || target->stat_of(module.name)) {
-      if (looks_complete_and_same(*target, *source)) {
-        report.present++;
-        report.present_bytes += source->bytes;
-        continue;
-      }
       const auto existing = read_entry(target_path);
       if (existing && existing->state == EntryState::locked) {
         report.busy++;
         report.busy_bytes += source->bytes;
         continue;
       }
-      if (existing && existing->state == EntryState::done && direction == Direction::push) {
-        report.present++;  // never overwrite a complete shared entry
+      const bool same = existing && existing->state == EntryState::done &&
+                        existing->neff_bytes == source->neff_bytes;
+      if (same ||
+          (existing && existing->state == EntryState::done && direction == Direction::push)) {
+        report.present++;  // (a push never overwrites a complete shared entry)
         report.present_bytes += source->bytes;
         continue;
       }
