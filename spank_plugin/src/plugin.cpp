@@ -49,7 +49,17 @@ int init(spank_t handle, int argc, char** argv) {
     }
     return kSpankSuccess;
   }
-  g_config = parse_plugin_config(argc, argv);
+  if (context == S_CTX_REMOTE) {
+    // A failing init reaches srun only as "Plugin initialization failed": the step fails from
+    // task_init instead, with the message.
+    try {
+      g_config = parse_plugin_config(argc, argv);
+    } catch (const trn::Error& e) {
+      remote::fail_step(e.what());
+    }
+  } else {
+    g_config = parse_plugin_config(argc, argv);
+  }
   register_user_options(handle);
   return kSpankSuccess;
 }

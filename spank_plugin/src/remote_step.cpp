@@ -184,7 +184,14 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
 
 }  // namespace
 
+void fail_step(const std::string& why) {
+  g_step.reset();
+  g_failure = why;
+  log_error("init: " + why);
+}
+
 void init_post_opt(spank_t handle, const PluginConfig& config) {
+  if (g_failure) return;
   reset();
   try {
     g_step = prepare_step(handle, config);

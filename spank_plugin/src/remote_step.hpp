@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "plugin_config.hpp"
 #include "spank_api.hpp"
 
@@ -9,6 +11,8 @@ namespace trn::spank::remote {
 
 // Throws trn::Error (the step fails with its message).
 void init_post_opt(spank_t handle, const PluginConfig& config);
+// Fails the step from task_init with `why` (init_post_opt then sets nothing up).
+void fail_step(const std::string& why);
 void task_init_privileged(spank_t handle);
 void task_init(spank_t handle);
 void reset();

@@ -124,7 +124,7 @@ TEST_F(PlugstackArguments, BadArgumentsFailInitWithTheFix) {
       {{"neuron_ls=ls.json"}, "the path must be absolute"},
   };
   for (const auto& [args, message] : bad) {
-    for (spank_context_t context : {S_CTX_LOCAL, S_CTX_REMOTE, S_CTX_ALLOCATOR}) {
+    for (spank_context_t context : {S_CTX_LOCAL, S_CTX_ALLOCATOR}) {
       fake_spank::reset();
       fake_spank::state().context = context;
       EXPECT_LT(plugin().call("init", args), 0) << args[0];
@@ -132,6 +132,19 @@ TEST_F(PlugstackArguments, BadArgumentsFailInitWithTheFix) {
       ASSERT_EQ(errors.size(), 1u) << args[0];
       EXPECT_THAT(errors[0], HasSubstr(message));
     }
+    // slurmstepd: the step fails from task_init, where the user sees the message.
+    fake_spank::reset();
+    set_up_step(1, 0, 2, "localhost");
+    const StepRun run = run_step(plugin(), args);
+    EXPECT_EQ(run.init, 0) << args[0];
+    EXPECT_EQ(run.init_post_opt, 0);
+    EXPECT_LT(run.task_init[0], 0);
+    EXPECT_LT(run.task_init[1], 0);
+    const auto errors = fake_spank::log_lines("error", "spank_trn: plugstack.conf argument");
+    ASSERT_EQ(errors.size(), 1u) << args[0];  // task 0; task 1 fails quietly
+    EXPECT_THAT(errors[0], HasSubstr(message));
+    EXPECT_EQ(fake_spank::log_lines("error", "spank_trn: init: plugstack.conf").size(), 1u);
+    EXPECT_EQ(fake_spank::state().options.size(), kOptionNames.size());  // options still parse
   }
 }
 
