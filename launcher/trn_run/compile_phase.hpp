@@ -18,7 +18,8 @@ struct CacheTiers {
   std::filesystem::path local;                  // the compiler's cache on each node
 };
 
-// --cache-shared, else TRN_CACHE_SHARED; the local tier as the compiler finds it.
+// The shared tier given (empty: none), else TRN_CACHE_SHARED; the local tier as the compiler
+// finds it.
 CacheTiers cache_tiers(const std::optional<std::string>& shared_option);
 
 struct CompileRequest {

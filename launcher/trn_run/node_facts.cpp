@@ -26,6 +26,7 @@ NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
   facts.neuron_devices = static_cast<std::int64_t>(topology.devices.size());
   facts.cpus = static_cast<std::int64_t>(topology.cpus.size());
   facts.plugin_active = std::getenv("TRN_INSTANCE_TYPE") != nullptr;
+  if (const char* shared = std::getenv("TRN_CACHE_SHARED")) facts.cache_shared = shared;
   if (!topology.devices.empty()) {
     placement::PlacementRequest request;
     if (const char* lnc = std::getenv("NEURON_LOGICAL_NC_CONFIG")) request.lnc_env = lnc;
@@ -43,13 +44,15 @@ nlohmann::json to_json(const NodeFacts& facts) {
           {"neuron_devices", facts.neuron_devices},
           {"neuron_cores", facts.neuron_cores},
           {"cpus", facts.cpus},
-          {"plugin_active", facts.plugin_active}};
+          {"plugin_active", facts.plugin_active},
+          {"cache_shared", facts.cache_shared}};
 }
 
 NodeFacts node_facts_from_json(const nlohmann::json& json) {
   return {json.at("node").get<std::string>(), json.at("instance_type").get<std::string>(),
           json.at("neuron_devices").get<std::int64_t>(), json.at("neuron_cores").get<std::int64_t>(),
-          json.at("cpus").get<std::int64_t>(), json.at("plugin_active").get<bool>()};
+          json.at("cpus").get<std::int64_t>(), json.at("plugin_active").get<bool>(),
+          json.at("cache_shared").get<std::string>()};
 }
 
 std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, unsigned nnodes,

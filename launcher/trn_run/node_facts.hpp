@@ -17,6 +17,7 @@ struct NodeFacts {
   std::int64_t neuron_cores = 0;  // logical NeuronCores a step can use
   std::int64_t cpus = 0;
   bool plugin_active = false;  // spank_trn set up this node's step (it exports TRN_INSTANCE_TYPE)
+  std::string cache_shared;    // TRN_CACHE_SHARED as the plugin set it (its cache_root=)
 };
 
 NodeFacts local_node_facts(const std::filesystem::path& fsroot);

@@ -229,7 +229,9 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   for (const char* path_key : {"run_dir", "data"}) symbolic[path_key] = std::string("{") + path_key + "}";
   compile.identity_command = plan::render_command(profile.command, symbolic);
   compile.identity_command.insert(compile.identity_command.end(), options.trainer_args.begin(), options.trainer_args.end());
-  compile.tiers = cache_tiers(options.cache_shared);
+  // The shared tier: --cache-shared, else what the plugin told the node-facts step (cache_root=).
+  compile.tiers = cache_tiers(options.cache_shared ? options.cache_shared
+                                                   : std::optional<std::string>(nodes.front().cache_shared));
   compile.launcher = layout.bin_dir / "trn-launcher";
   compile.trn_cache = layout.bin_dir / "trn-cache";
   compile.env = step_environment(plan, layout);

@@ -165,6 +165,7 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
   step->env_options.efa = options.efa.value_or(config.efa);
   step->env_options.override_user = options.override_env;
   step->env_options.compile_cache = compile_cache(config, options, step->slurm, step->warnings);
+  step->env_options.shared_cache = config.cache_root;
 
   place(*step);
   resolve_rendezvous(*step, host);

@@ -1,6 +1,7 @@
 #include "trn/run/failure_diagnosis.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <optional>
@@ -35,6 +36,21 @@ std::optional<Traceback> last_traceback(const std::string& text) {
   return traceback;
 }
 
+// A rank's final error: the exception of its last traceback, else its last line when that line
+// reports an error (e.g. "trn_trainer: error: ..."), as programs without a traceback do.
+std::optional<Traceback> final_error(const std::string& text) {
+  if (auto traceback = last_traceback(text)) return traceback;
+  auto end = text.find_last_not_of("\n ");
+  if (end == std::string::npos) return std::nullopt;
+  const auto begin = text.rfind('\n', end);
+  const auto line = text.substr(begin == std::string::npos ? 0 : begin + 1,
+                                end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+  std::string lower = line;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (lower.find("error") == std::string::npos) return std::nullopt;
+  return Traceback{line, line + "\n"};
+}
+
 }  // namespace
 
 FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
@@ -42,7 +58,7 @@ FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
   FailureDiagnosis diagnosis;
   std::map<unsigned, Traceback> tracebacks;
   for (const auto& rank : ranks) {
-    if (auto traceback = last_traceback(rank.text)) tracebacks.emplace(rank.rank, std::move(*traceback));
+    if (auto error = final_error(rank.text)) tracebacks.emplace(rank.rank, std::move(*error));
   }
   const bool every_rank_raised = expected_ranks > 0 && tracebacks.size() == expected_ranks;
   const bool all_same =
@@ -55,13 +71,13 @@ FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
     diagnosis.kind = FailureKind::kUserError;
     diagnosis.exception = traceback.exception;
     diagnosis.excerpt = traceback.text;
-    diagnosis.summary = "every rank raised the same exception (rank " + std::to_string(first_rank) +
+    diagnosis.summary = "every rank failed with the same error (rank " + std::to_string(first_rank) +
                         " shown): " + traceback.exception;
     return diagnosis;
   }
   diagnosis.kind = FailureKind::kNodeFailure;
   diagnosis.summary = std::to_string(tracebacks.size()) + " of " + std::to_string(expected_ranks) +
-                      " ranks raised an exception" +
+                      " ranks reported an error" +
                       (tracebacks.empty() ? "" : " (first: " + tracebacks.begin()->second.exception + ")") +
                       ": treating it as a node or fabric failure";
   return diagnosis;

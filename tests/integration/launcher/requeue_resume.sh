@@ -4,7 +4,7 @@
 # an uninterrupted run.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 16 --set checkpoint_every=4)
+args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 30 --set checkpoint_every=4)
 reference=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 wait_job "$reference" >/dev/null
 

@@ -262,3 +262,15 @@ TEST(EfaMode, Parses) {
   EXPECT_EQ(to_string(EfaMode::kAuto), "auto");
   EXPECT_THROW(parse_efa_mode("on", "efa"), trn::Error);
 }
+
+namespace {
+
+TEST(TaskEnvironment, SharedCacheTierIsExportedForTrnRun) {
+  Scenario s{"cpu-only"};
+  s.local_tasks = 1;
+  EXPECT_EQ(as_map(render(prepare(s), 0, 1)).count("TRN_CACHE_SHARED"), 0u);
+  s.options.shared_cache = "/fsx/neuron-cache";
+  EXPECT_EQ(as_map(render(prepare(s), 0, 1)).at("TRN_CACHE_SHARED"), "/fsx/neuron-cache");
+}
+
+}  // namespace

@@ -23,6 +23,20 @@ TEST(FailureDiagnosis, SameExceptionOnEveryRankIsTheUsers) {
   EXPECT_NE(diagnosis.excerpt.find("File \"x.py\""), std::string::npos);
 }
 
+TEST(FailureDiagnosis, TheSameErrorLineOnEveryRankIsTheUsers) {
+  const std::string error = "trn_trainer: error: --data /x: not a directory; give the shard folder";
+  const auto diagnosis =
+      diagnose_training_failure({{0, "n1", "starting\n" + error + "\n"}, {1, "n2", error + "\n"}}, 2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kUserError);
+  EXPECT_EQ(diagnosis.exception, error);
+}
+
+TEST(FailureDiagnosis, ALastLineThatIsNoErrorMeansANodeFailure) {
+  const auto diagnosis =
+      diagnose_training_failure({{0, "n1", "step 3/10 | loss 8.1\n"}, {1, "n2", "step 3/10 | loss 8.1\n"}}, 2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
+}
+
 TEST(FailureDiagnosis, ARankWithoutExceptionMeansANodeFailure) {
   const auto diagnosis =
       diagnose_training_failure({{0, "n1", traceback("RuntimeError: Connection closed by peer")},

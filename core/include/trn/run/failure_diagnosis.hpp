@@ -15,7 +15,7 @@ struct RankOutput {
 };
 
 enum class FailureKind {
-  kUserError,    // every rank raised the same Python exception: requeueing cannot help
+  kUserError,    // every rank failed with the same error: requeueing cannot help
   kNodeFailure,  // anything else: a rank vanished, ranks disagree, a node or the fabric failed
 };
 
@@ -26,8 +26,8 @@ struct FailureDiagnosis {
   std::string summary;    // one line for the job log
 };
 
-// Tells a user error from a node failure after a training step failed: a Python exception is
-// the user's when every rank that produced output ends in the same exception line.
+// Tells a user error from a node failure after a training step failed: it is the user's when
+// every rank ends in the same error - a Python exception, or a last line reporting an error.
 FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
                                            unsigned expected_ranks);
 
