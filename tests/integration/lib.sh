@@ -7,11 +7,26 @@ slurm() { cluster exec "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [[ $1 == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
 
+# on_exit CMD: runs CMD when the test exits, however it exits (last registered runs first).
+exit_hooks=()
+run_exit_hooks() {
+  local i
+  for ((i = ${#exit_hooks[@]} - 1; i >= 0; i--)); do eval "${exit_hooks[i]}" || true; done
+}
+on_exit() { exit_hooks+=("$1"); trap run_exit_hooks EXIT; }
+
 # Sets $scratch to a directory every job user can write to, removed when the test exits.
 make_scratch() {
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/trn-itest.XXXXXX")
   chmod 0777 "$scratch"
-  trap 'rm -rf "$scratch"' EXIT
+  on_exit 'rm -rf "$scratch"'
+}
+
+# Kills a node's slurmd (a node failure as Slurm sees it) and brings it back when the test
+# exits, so a failing test never leaves the shared cluster short of a node.
+kill_slurmd_until_exit() {
+  cluster kill-slurmd "$1"
+  on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
 }
 
 # Waits until every node of the cluster is idle again (after a test disturbed one).

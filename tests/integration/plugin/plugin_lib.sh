@@ -19,7 +19,7 @@ plugin_cluster_up() {
   make_scratch
   # Sticky like /tmp: the plugin refuses a compile-cache path under a directory anyone can rename in.
   chmod 1777 "$scratch"
-  trap 'pcluster down >/dev/null 2>&1 || true; rm -rf "$scratch"' EXIT
+  on_exit 'pcluster down >/dev/null 2>&1 || true'
   mkdir -p "$scratch/topology" "$scratch/cache"
   plugstack=$scratch/plugstack.conf
   plugin_args "$@"
