@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # trn-run on a local 4-node cluster: (1) its own time from start to the training srun with the
-# compile phase skipped, (2) recovery after a node's slurmd is killed: seconds from the kill to
+# compile phase skipped, (2) recovery after a node is lost (slurmd and its tasks killed): seconds from the kill to
 # the first resumed training step, and steps lost (redone after resuming). Slurm holds a
 # requeued job for about two minutes (BeginTime) before it may start again; that hold is part
 # of the recovery time and is shown separately.
@@ -38,7 +38,7 @@ job=$(slurm sbatch --parsable --exclusive --nodes=2 -D "$work" trn-run "${args[@
 run=$work/runs/bert_tiny-$job
 until [[ -f $run/ckpt_10.pt ]]; do sleep 0.1; done
 victim=$(slurm scontrol show hostnames "$(job_field "$job" NodeList)" | tail -n 1)
-cluster kill-slurmd "$victim"
+cluster kill-node "$victim"
 killed=$(date +%s.%N)
 until [[ $(job_field "$job" Restarts) -ge 1 ]]; do sleep 0.2; done
 requeued=$(date +%s.%N)
@@ -61,8 +61,8 @@ echo "trn-run on a local 4-node cluster, $(nproc) cores, $(date -u +%F)"
 printf '| %-52s | %10s | %8s |\n' measurement measured target
 printf '|%s|%s|%s|\n' "------------------------------------------------------" "------------" "----------"
 printf '| %-52s | %8.3f s | %6s s |\n' "trn-run start to training srun (compile skipped)" "$overhead" 1
-printf '| %-52s | %8.1f s | %8s |\n' "slurmd kill -> job requeued (node DOWN)" "$(echo "$requeued - $killed" | bc)" "-"
+printf '| %-52s | %8.1f s | %8s |\n' "node lost -> job requeued" "$(echo "$requeued - $killed" | bc)" "-"
 printf '| %-52s | %8.1f s | %8s |\n' "requeued -> running again (Slurm BeginTime hold)" "$(echo "$restarted - $requeued" | bc)" "-"
 printf '| %-52s | %8.1f s | %8s |\n' "running again -> first resumed step" "$(echo "$resumed - $restarted" | bc)" "-"
-printf '| %-52s | %8.1f s | %8s |\n' "slurmd kill -> first resumed step (total)" "$(echo "$resumed - $killed" | bc)" "-"
+printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step (total)" "$(echo "$resumed - $killed" | bc)" "-"
 printf '| %-52s | %10s | %8s |\n' "steps lost (logged before kill - resumed from)" "$steps_lost" "<= 5"

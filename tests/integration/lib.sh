@@ -29,6 +29,12 @@ kill_slurmd_until_exit() {
   on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
 }
 
+# Loses a whole node (slurmd, step daemons, tasks), likewise restored when the test exits.
+kill_node_until_exit() {
+  cluster kill-node "$1"
+  on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
+}
+
 # Waits until every node of the cluster is idle again (after a test disturbed one).
 wait_nodes_idle() {
   local deadline=$((SECONDS + ${1:-60})) idle

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# A node's slurmd killed during training of a trn-run job (which asks for --requeue): Slurm
-# requeues the job, it resumes from the last checkpoint, and it ends at the same final loss as
-# an uninterrupted run. Training must outlast Slurm noticing the lost slurmd (SlurmdTimeout
-# 10 s in scripts/cluster: about 20 s), so it runs 60 steps.
+# A node lost during training of a trn-run job (which asks for --requeue): its slurmd and every
+# process on it die. The job is requeued, resumes from the last checkpoint, and ends at the same
+# final loss as an uninterrupted run. (Killing slurmd alone leaves the node's rank training,
+# and a fast machine finishes before Slurm notices: tests/integration/cluster covers that.)
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 60 --set checkpoint_every=4)
+args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 24 --set checkpoint_every=4)
 reference=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 wait_job "$reference" >/dev/null
 
@@ -13,9 +13,9 @@ job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn
 run="$scratch/runs/bert_tiny-$job"
 until [[ -f $run/ckpt_4.pt ]]; do sleep 0.2; done
 victim=$(slurm scontrol show hostnames "$(slurm squeue -h -j "$job" -o %N)" | tail -n 1)
-kill_slurmd_until_exit "$victim"
+kill_node_until_exit "$victim"
 killed_at=$SECONDS
-echo "killed slurmd on $victim after the step-4 checkpoint"
+echo "lost node $victim after the step-4 checkpoint"
 job_field() { slurm scontrol show job -o "$job" | grep -o " $1=[^ ]*" | cut -d= -f2; }
 until [[ $(job_field Restarts) -ge 1 ]]; do
   ((SECONDS - killed_at < 120)) || fail "job $job was not requeued"

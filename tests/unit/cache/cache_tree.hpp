@@ -1,5 +1,7 @@
 #pragma once
 
+#include "temp_dir.hpp"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -14,27 +16,9 @@
 // Tiny compile-cache trees in the real layout (FACTS.md section 5), for the cache tests.
 namespace trn::cache::test {
 
+using trn::test::TempDir;
+
 inline constexpr const char* version = "2.14.213.0+013d129b";
-
-// A fresh folder under $TMPDIR, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "trn-cache-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 inline void write_file(const std::filesystem::path& path, const std::string& content) {
   std::filesystem::create_directories(path.parent_path());

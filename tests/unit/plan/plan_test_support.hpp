@@ -1,5 +1,7 @@
 #pragma once
 
+#include "temp_dir.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,6 +14,8 @@
 #include "trn/plan/plan.hpp"
 
 namespace plan_test {
+
+using trn::test::TempDir;
 
 inline const std::filesystem::path source_dir{TRN_SOURCE_DIR};
 inline const std::filesystem::path bundled_dir = source_dir / "launcher" / "profiles";
@@ -44,35 +48,6 @@ inline trn::plan::Plan plan_on(const trn::plan::Profile& profile, std::int64_t n
                                std::int64_t cores) {
   return trn::plan::make_plan(profile, on(nodes, cores));
 }
-
-// A fresh directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "trn-plan-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
-  std::filesystem::path write(const std::filesystem::path& relative,
-                              const std::string& text) const {
-    const auto file = path_ / relative;
-    std::filesystem::create_directories(file.parent_path());
-    std::ofstream(file) << text;
-    return file;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 // The smallest complete profile text, to which tests add keys.
 inline const std::string minimal_profile =

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "temp_dir.hpp"
+
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -12,27 +14,6 @@
 #include "plugin_driver.hpp"
 
 namespace trn::test {
-
-// A fresh directory under $TMPDIR, removed with everything in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "trn-spank-test-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
 
 // Every test starts with a clean fake host, the plugin loaded, and private cache directories.
 class PluginTest : public ::testing::Test {

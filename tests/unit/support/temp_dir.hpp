@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <stdexcept>
 #include <string>
 
 namespace trn::test {
@@ -12,7 +14,8 @@ class TempDir {
  public:
   TempDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "trn-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed in $TMPDIR");
+    path_ = pattern;
   }
   ~TempDir() {
     std::error_code ec;
@@ -20,7 +23,16 @@ class TempDir {
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+
   const std::filesystem::path& path() const { return path_; }
+
+  // Writes text to a file below the directory, creating its folders; returns the file's path.
+  std::filesystem::path write(const std::filesystem::path& relative, const std::string& text) const {
+    const auto file = path_ / relative;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
 
  private:
   std::filesystem::path path_;
