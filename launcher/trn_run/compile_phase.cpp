@@ -81,24 +81,25 @@ nlohmann::json pull_cache(const CompileRequest& request) {
                  "or pass --cache-shared DIR)\n";
     return {{"skipped", "no shared tier"}};
   }
+  // One report per node, in a file of its own: trn-cache prints a multi-line JSON document.
+  const auto log_dir = request.plan->run_dir / "logs";
   auto argv = one_task_per_node(*request.plan);
-  argv.insert(argv.end(), {request.trn_cache.string(), "pull", "--from", request.tiers.shared->string(), "--json"});
-  const auto pulled = capture_process(argv, {.extra_env = request.env});
-  if (pulled.status != 0) {
-    std::cout << "trn-run: warning: cache pull failed (exit " << pulled.status << "); compiling what is missing\n";
-    return {{"failed", pulled.status}};
+  argv.insert(argv.end(), {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
+                           "pull", "--from", request.tiers.shared->string(), "--json"});
+  if (const int status = run_process(argv, {.extra_env = request.env}); status != 0) {
+    std::cout << "trn-run: warning: cache pull failed (exit " << status << "); compiling what is missing\n";
+    return {{"failed", status}};
   }
   nlohmann::json nodes = nlohmann::json::array();
   std::uintmax_t entries = 0;
   std::uintmax_t bytes = 0;
-  std::istringstream lines(pulled.output);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty()) continue;
-    const auto report = nlohmann::json::parse(line, nullptr, false);
-    if (report.is_discarded()) continue;
-    entries += report.value("copied", std::uintmax_t{0});
-    bytes += report.value("copied_bytes", std::uintmax_t{0});
+  for (const auto& file : std::filesystem::directory_iterator(log_dir)) {
+    const auto name = file.path().filename().string();
+    if (!name.starts_with("pull_") || !name.ends_with(".json")) continue;
+    const auto report = nlohmann::json::parse(read_file(file.path()), nullptr, false);
+    if (report.is_discarded() || !report.contains("copied")) continue;
+    entries += report["copied"].value("entries", std::uintmax_t{0});
+    bytes += report["copied"].value("bytes", std::uintmax_t{0});
     nodes.push_back(report);
   }
   std::cout << "trn-run: cache pull from " << request.tiers.shared->string() << ": " << entries

@@ -56,17 +56,24 @@ sbatch_and_wait() {
   echo "$job"
 }
 
-# Waits for a job to end; fails unless it COMPLETED.
-wait_job() {
-  local job=$1 state
+# Prints a job's final state once it has ended, whatever it is.
+job_end_state() {
+  local state
   while :; do
-    state=$(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
+    state=$(slurm scontrol show job -o "$1" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
     case $state in
-      COMPLETED) echo "$job"; return 0 ;;
-      PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED) sleep 0.1 ;;
-      *) fail "job $job ended $state" ;;
+      PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED) sleep 0.2 ;;
+      *) echo "$state"; return ;;
     esac
   done
+}
+
+# Waits for a job to end; fails unless it COMPLETED. Prints the job id.
+wait_job() {
+  local state
+  state=$(job_end_state "$1")
+  [[ $state == COMPLETED ]] || fail "job $1 ended $state"
+  echo "$1"
 }
 
 # Slurm clients with this build's tools first on PATH, and Debian's python3 (with torch) before

@@ -93,7 +93,7 @@ StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
     common.push_back(user_wins("PET_NODE_RANK", std::to_string(facts.node_id)));
     common.push_back(user_wins("PET_MASTER_PORT", std::to_string(step.ports.master_port)));
   }
-  if (options.shared_cache) common.push_back(user_wins("TRN_CACHE_SHARED", *options.shared_cache));
+  if (options.shared_cache) common.push_back(decision("TRN_CACHE_SHARED", *options.shared_cache));
   common.push_back(decision("TRN_INSTANCE_TYPE",
                             topology.instance_type.empty() ? "unknown" : topology.instance_type));
 

@@ -6,16 +6,6 @@ source "$(dirname "$0")/../lib.sh"
 make_scratch
 chain=$TRN_SOURCE_DIR/jobscripts/bert_pretrain_chain.sh
 field() { slurm scontrol show job -o "$1" | grep -o " $2=[^ ]*" | cut -d= -f2-; }
-wait_end() {  # prints the job's final state, whatever it is
-  local state
-  while :; do
-    state=$(field "$1" JobState)
-    case $state in
-      PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED) sleep 0.2 ;;
-      *) echo "$state"; return ;;
-    esac
-  done
-}
 
 out=$(slurm_with_tools "$chain" --nodes 2 --phase1 bert_tiny --phase2 bert_tiny \
   --output-root "$scratch/runs" --sbatch-arg --chdir="$scratch" \
@@ -27,7 +17,7 @@ expect_eq "$run1" "$scratch/runs/bert_tiny-$job1" "phase 1 run directory"
 expect_eq "$(field "$job2" Dependency | cut -d'(' -f1)" "afterok:$job1" "phase 2's dependency while phase 1 runs"
 
 wait_job "$job1" >/dev/null
-expect_eq "$(wait_end "$job2")" COMPLETED "phase 2 state"
+expect_eq "$(job_end_state "$job2")" COMPLETED "phase 2 state"
 [[ $(date -d "$(field "$job2" StartTime)" +%s) -ge $(date -d "$(field "$job1" EndTime)" +%s) ]] ||
   fail "phase 2 started before phase 1 ended"
 [[ -f $run1/results.json && -f $run2/results.json ]] || fail "a phase left no results.json"
@@ -57,8 +47,8 @@ out=$(slurm_with_tools "$chain" --nodes 1 --phase1 no_such_profile --phase2 bert
   --output-root "$scratch/runs" --sbatch-arg --chdir="$scratch" -- --data "$(test_data_dir)" --steps 4)
 read -r _ job1 _ <<<"$(grep '^phase1 ' <<<"$out")"
 read -r _ job2 run2 <<<"$(grep '^phase2 ' <<<"$out")"
-expect_eq "$(wait_end "$job1")" FAILED "state of the phase 1 that fails"
-expect_eq "$(wait_end "$job2")" CANCELLED "state of phase 2 after phase 1 failed"
+expect_eq "$(job_end_state "$job1")" FAILED "state of the phase 1 that fails"
+expect_eq "$(job_end_state "$job2")" CANCELLED "state of phase 2 after phase 1 failed"
 [[ ! -e $run2 ]] || fail "phase 2 ran although phase 1 failed"
 grep -q "unknown profile 'no_such_profile'" "$scratch/bert-ph1-$job1.out" || fail "phase 1's error is not in its output"
 echo "ok"

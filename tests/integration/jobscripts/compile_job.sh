@@ -7,21 +7,11 @@ make_scratch
 export NEURON_COMPILE_CACHE_URL="$scratch/local" TRN_TEST_NPC_LOG="$scratch/npc.log"
 with_double() { slurm env PATH="$TRN_SOURCE_DIR/tests/doubles:$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
   NEURON_COMPILE_CACHE_URL="$NEURON_COMPILE_CACHE_URL" TRN_TEST_NPC_LOG="$TRN_TEST_NPC_LOG" "$@"; }
-wait_end() {  # prints the job's final state, whatever it is
-  local state
-  while :; do
-    state=$(slurm scontrol show job -o "$1" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
-    case $state in
-      PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED) sleep 0.2 ;;
-      *) echo "$state"; return ;;
-    esac
-  done
-}
 compiles() { [[ -f $TRN_TEST_NPC_LOG ]] && wc -l <"$TRN_TEST_NPC_LOG" || echo 0; }
 args=(--data "$(test_data_dir)" --output-root "$scratch/runs" --cache-shared "$scratch/shared" --steps 2)
 
 job=$(with_double sbatch --parsable --nodes=2 -D "$scratch" "$TRN_SOURCE_DIR/jobscripts/compile.sbatch" bert_tiny "${args[@]}")
-state=$(wait_end "$job")
+state=$(job_end_state "$job")
 [[ $state == COMPLETED ]] || { cat "$scratch/trn-compile-$job.out"; fail "the compile job ended $state"; }
 run=$scratch/runs/bert_tiny-$job
 expect_eq "$(json_field "$run/compile.json" "d['outcome']")" compiled "compile outcome"
@@ -34,7 +24,7 @@ shared_done=$("$TRN_BUILD_DIR/bin/trn-cache" status --root "$scratch/shared" --j
 # The profile from the variable; the cache's manifest records this configuration now.
 job=$(with_double sbatch --parsable --nodes=2 -D "$scratch" --export=ALL,TRN_COMPILE_PROFILE=bert_tiny \
   "$TRN_SOURCE_DIR/jobscripts/compile.sbatch" "${args[@]}")
-state=$(wait_end "$job")
+state=$(job_end_state "$job")
 [[ $state == COMPLETED ]] || { cat "$scratch/trn-compile-$job.out"; fail "the second compile job ended $state"; }
 grep -q "compile skipped" "$scratch/trn-compile-$job.out" || { cat "$scratch/trn-compile-$job.out"; fail "the second compile job did not skip"; }
 expect_eq "$(compiles)" 2 "compiler invocations after the second job"

@@ -6,21 +6,11 @@ source "$(dirname "$0")/../lib.sh"
 make_scratch
 script=$TRN_SOURCE_DIR/jobscripts/health_check.sbatch
 fixtures=$TRN_SOURCE_DIR/tests/fixtures
-wait_end() {  # prints the job's final state, whatever it is
-  local state
-  while :; do
-    state=$(slurm scontrol show job -o "$1" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
-    case $state in
-      PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED) sleep 0.2 ;;
-      *) echo "$state"; return ;;
-    esac
-  done
-}
 check() {  # check STATE [sbatch args and script args...]: runs the job, prints its output
   local want=$1 job state
   shift
   job=$(slurm_with_tools sbatch --parsable --nodes="$TRN_TEST_NODES" -D "$scratch" "$@")
-  state=$(wait_end "$job")
+  state=$(job_end_state "$job")
   [[ $state == "$want" ]] || { cat "$scratch/trn-health-$job.out" >&2; fail "health check job ended $state, expected $want"; }
   cat "$scratch/trn-health-$job.out"
 }
@@ -52,7 +42,7 @@ WRAPPER
 chmod +x "$scratch/bin/trn-topo"
 job=$(slurm env PATH="$scratch/bin:$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
   sbatch --parsable --nodes="$TRN_TEST_NODES" -D "$scratch" "$script")
-expect_eq "$(wait_end "$job")" FAILED "state of the health check with an odd node"
+expect_eq "$(job_end_state "$job")" FAILED "state of the health check with an odd node"
 out=$(cat "$scratch/trn-health-$job.out")
 grep -q "^  $(node 2): trn1.2xlarge with 1 devices, 2 NeuronCores, 0 EFA, 8 CPUs, unlike the other $((TRN_TEST_NODES - 1)) node(s) (c5.2xlarge" <<<"$out" ||
   fail "the odd node is not named: $out"

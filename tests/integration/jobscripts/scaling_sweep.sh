@@ -7,16 +7,6 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 nodes=${TRN_SWEEP_NODES:-1 2 3 4}
-wait_end() {  # prints the job's final state, whatever it is
-  local state
-  while :; do
-    state=$(slurm scontrol show job -o "$1" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
-    case $state in
-      PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED) sleep 0.2 ;;
-      *) echo "$state"; return ;;
-    esac
-  done
-}
 
 out=$(slurm_with_tools "$TRN_SOURCE_DIR/jobscripts/scaling_sweep.sh" --nodes "$nodes" \
   --output-root "$scratch/runs" --sbatch-arg --chdir="$scratch" \
@@ -27,7 +17,7 @@ collect=$(sed -n 's/^collect //p' <<<"$out")
 expect_eq "$(grep -c '^nodes ' <<<"$out")" "$(wc -w <<<"$nodes")" "jobs submitted"
 
 # Some run fails (3 nodes), so the collector reports it and exits 1.
-state=$(wait_end "$collect")
+state=$(job_end_state "$collect")
 expect_eq "$state" FAILED "collector job state (a run failed)"
 field() { slurm scontrol show job -o "$1" | grep -o " $2=[^ ]*" | cut -d= -f2-; }
 for job in $(grep '^nodes ' <<<"$out" | cut -d' ' -f4); do

@@ -19,7 +19,7 @@ expect_error "not inside a Slurm job and no --nodes" slurm_with_tools trn-run be
 
 # Infeasible strong scaling inside a real job: the job fails, its output lists what works.
 job=$(slurm_with_tools sbatch --parsable --nodes=3 -D "$scratch" trn-run bert_tiny --data "$(test_data_dir)")
-while [[ $(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*') =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done
+job_end_state "$job" >/dev/null
 expect_eq "$(slurm scontrol show job -o "$job" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2)" "2:0" "exit code of the infeasible job"
 grep -q "node counts that work: 1, 2, 4, 8" "$scratch/trn-run-$job.out" || fail "infeasible plan message: $(cat "$scratch/trn-run-$job.out")"
 echo "ok: infeasible scaling on 3 nodes refused"

@@ -15,7 +15,7 @@ run_job() {  # run_job [sbatch args] -- trn-run args: prints the job id, waits f
   while [[ $1 != -- ]]; do sbatch_args+=("$1"); shift; done
   shift
   job=$(with_double sbatch --parsable --nodes=1 -D "$scratch" "${sbatch_args[@]}" trn-run "$@")
-  while [[ $(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*') =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done
+  job_end_state "$job" >/dev/null
   echo "$job"
 }
 exit_code() { slurm scontrol show job -o "$1" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2; }
@@ -27,11 +27,16 @@ expect_eq "$(json_field "$scratch/runs/bert_tiny-$first/compile.json" "d['outcom
 shared_done=$("$TRN_BUILD_DIR/bin/trn-cache" status --root "$scratch/shared" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['done']['entries'])")
 [[ $shared_done -ge 1 ]] || fail "no complete entries were pushed to the shared tier"
 
+# A node whose local tier is empty (a replaced instance) gets the entries back from the shared one.
+rm -rf "$NEURON_COMPILE_CACHE_URL"
 second=$(run_job -- "${args[@]}")
 expect_eq "$(exit_code "$second")" "0:0" "exit of the second run"
 expect_eq "$(compiles)" 1 "compiler invocations after an identical second run"
 grep -q "compile skipped" "$scratch/trn-run-$second.out" || fail "the second run did not say it skipped compiling"
-grep -q "cache pull from" "$scratch/trn-run-$second.out" || fail "the second run did not report its cache pull"
+grep -qE "cache pull from .*: $shared_done entries, [1-9][0-9]* bytes copied over 1 nodes" "$scratch/trn-run-$second.out" ||
+  fail "the second run did not pull the $shared_done shared entries: $(grep 'cache pull' "$scratch/trn-run-$second.out")"
+expect_eq "$("$TRN_BUILD_DIR/bin/trn-cache" status --root "$NEURON_COMPILE_CACHE_URL" --json | json_field /dev/stdin "d['done']['entries']")" \
+  "$shared_done" "complete entries in the refilled local tier"
 
 third=$(run_job -- "${args[@]}" --micro-batch 4)
 expect_eq "$(exit_code "$third")" "0:0" "exit of the run with another micro-batch"
