@@ -16,12 +16,16 @@ cluster() { scripts/cluster --name "$name" "$@"; }
 trap 'cluster down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 slurm() { cluster exec env PATH="$build/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"; }
 job_field() { slurm scontrol show job -o "$1" | grep -o " $2=[^ ]*" | cut -d= -f2; }
-wait_done() { while [[ $(job_field "$1" JobState) =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done; }
+wait_done() {
+  while [[ $(job_field "$1" JobState) =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done
+  [[ $(job_field "$1" JobState) == COMPLETED ]] || { cat "$work/trn-run-$1.out" >&2; echo "job $1 failed" >&2; exit 1; }
+}
 field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 plugstack=$work/plugstack.conf
-[[ -f $build/spank_plugin/spank_trn.so ]] && echo "required $build/spank_plugin/spank_trn.so" >"$plugstack" || : >"$plugstack"
-cluster up 4 --cpus-per-node 8 --plugstack "$plugstack" >/dev/null
+# bind=none: the nodes share this machine's CPUs; caches stay in the work folder.
+echo "required $build/spank_plugin/spank_trn.so bind=none topology_cache=$work/topology local_cache=$work/cache" >"$plugstack"
+cluster up 4 --plugstack "$plugstack" >/dev/null
 PYTHONPATH=$root/trainer /usr/bin/python3 -m trn_trainer prepare-data --input /usr/share/games/fortunes \
   --output "$work/data" --num-shards 4 --dupe-factor 1 --name fortunes >/dev/null
 args=(bert_tiny --data "$work/data" --output-root "$work/runs")
