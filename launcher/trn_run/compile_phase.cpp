@@ -1,36 +1,33 @@
 #include "compile_phase.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
-#include <unistd.h>
-
 #include "process.hpp"
+#include "trn/cache/compiler_version.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/manifest.hpp"
 #include "trn/cache/npc_summary.hpp"
+#include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/plan_report.hpp"
+#include "trn/plan/task_command.hpp"
 #include "trn/run/failure_diagnosis.hpp"
 
 namespace trn::launcher {
 namespace {
 
-std::optional<std::string> env_value(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? std::optional<std::string>(value) : std::nullopt;
-}
-
 // neuron_parallel_compile on PATH, else where the Neuron SDK installs it.
 std::optional<std::filesystem::path> find_neuron_parallel_compile() {
-  const auto path = env_value("PATH").value_or("");
+  const auto path = env_var("PATH").value_or("");
   std::istringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
-    const auto candidate = std::filesystem::path(dir.empty() ? "." : dir) / "neuron_parallel_compile";
+    const auto candidate =
+        std::filesystem::path(dir.empty() ? "." : dir) / "neuron_parallel_compile";
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
   }
   const std::filesystem::path sdk = "/opt/aws/neuron/bin/neuron_parallel_compile";
@@ -43,35 +40,37 @@ std::vector<std::string> one_task_per_node(const plan::Plan& plan) {
   return {"srun", "--nodes=" + nodes, "--ntasks=" + nodes, "--ntasks-per-node=1"};
 }
 
-// What makes compiled graphs reusable: the same command and shapes on the same world shape with
-// the same compiler and flags.
-nlohmann::json compile_configuration(const plan::Plan& plan, const std::vector<std::string>& command) {
-  return {{"compile_command", command},
-          {"model", plan.model},
-          {"micro_batch", plan.micro_batch},
-          {"seq_len", plan.seq_len ? nlohmann::json(*plan.seq_len) : nlohmann::json()},
-          {"nodes", plan.nodes},
-          {"workers_per_node", plan.workers_per_node},
-          {"tensor_parallel", plan.tensor_parallel},
-          {"pipeline_parallel", plan.pipeline_parallel},
-          {"compiler_version", env_value("NEURON_CC_VERSION").value_or("installed")},
-          {"neuron_cc_flags", env_value("NEURON_CC_FLAGS").value_or("")}};
+// The installed compiler's version (it names the cache's neuronxcc-<version> folder), or
+// "unknown" when neuronx-cc is not on PATH.
+std::string compiler_version() {
+  try {
+    const auto probe =
+        capture_process({"neuronx-cc", "--version"}, {.extra_env = {}, .capture_stderr = true});
+    if (auto version = cache::parse_compiler_version(probe.output)) return *version;
+  } catch (const Error&) {
+  }
+  return "unknown";
 }
 
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+// What makes compiled graphs reusable: the job-independent plan inputs, with the same compiler
+// and flags.
+nlohmann::json compile_configuration(const plan::Plan& plan) {
+  auto configuration = plan::compile_inputs(plan);
+  configuration["compiler_version"] = compiler_version();
+  configuration["neuron_cc_flags"] = env_var("NEURON_CC_FLAGS").value_or("");
+  return configuration;
 }
 
 }  // namespace
 
 CacheTiers cache_tiers(const std::optional<std::string>& shared_option) {
   CacheTiers tiers;
-  if (shared_option && !shared_option->empty()) tiers.shared = *shared_option;
-  else if (const auto shared = env_value("TRN_CACHE_SHARED"); shared && !shared->empty()) tiers.shared = *shared;
-  tiers.local = cache::compiler_cache_root(env_value("NEURON_CC_FLAGS"), env_value("NEURON_COMPILE_CACHE_URL"));
+  if (shared_option && !shared_option->empty())
+    tiers.shared = *shared_option;
+  else if (const auto shared = env_var("TRN_CACHE_SHARED"); shared && !shared->empty())
+    tiers.shared = *shared;
+  tiers.local =
+      cache::compiler_cache_root(env_var("NEURON_CC_FLAGS"), env_var("NEURON_COMPILE_CACHE_URL"));
   return tiers;
 }
 
@@ -84,10 +83,12 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   // One report per node, in a file of its own: trn-cache prints a multi-line JSON document.
   const auto log_dir = request.plan->run_dir / "logs";
   auto argv = one_task_per_node(*request.plan);
-  argv.insert(argv.end(), {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
-                           "pull", "--from", request.tiers.shared->string(), "--json"});
+  argv.insert(argv.end(),
+              {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
+               "pull", "--from", request.tiers.shared->string(), "--json"});
   if (const int status = run_process(argv, {.extra_env = request.env}); status != 0) {
-    std::cout << "trn-run: warning: cache pull failed (exit " << status << "); compiling what is missing\n";
+    std::cout << "trn-run: warning: cache pull failed (exit " << status
+              << "); compiling what is missing\n";
     return {{"failed", status}};
   }
   nlohmann::json nodes = nlohmann::json::array();
@@ -96,7 +97,8 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   for (const auto& file : std::filesystem::directory_iterator(log_dir)) {
     const auto name = file.path().filename().string();
     if (!name.starts_with("pull_") || !name.ends_with(".json")) continue;
-    const auto report = nlohmann::json::parse(read_file(file.path()), nullptr, false);
+    const auto report = nlohmann::json::parse(
+        read_text(file.path(), "it is the cache pull report of one node"), nullptr, false);
     if (report.is_discarded() || !report.contains("copied")) continue;
     entries += report["copied"].value("entries", std::uintmax_t{0});
     bytes += report["copied"].value("bytes", std::uintmax_t{0});
@@ -112,12 +114,13 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   CompilePhaseResult result;
   const auto compiler = find_neuron_parallel_compile();
   if (!compiler) {
-    std::cout << "trn-run: neuron_parallel_compile is not installed: compile phase skipped (CPU or GPU run)\n";
+    std::cout << "trn-run: neuron_parallel_compile is not installed: compile phase skipped (CPU or "
+                 "GPU run)\n";
     result.report = {{"skipped", "neuron_parallel_compile not installed"}};
     return result;
   }
   const auto manifest_root = request.tiers.shared.value_or(request.tiers.local);
-  const auto configuration = compile_configuration(plan, request.identity_command);
+  const auto configuration = compile_configuration(plan);
   const auto key = cache::manifest_key(configuration);
   if (!request.force && cache::has_manifest(manifest_root, key)) {
     std::cout << "trn-run: compile skipped: " << cache::manifest_path(manifest_root, key).string()
@@ -130,11 +133,12 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto suffix = "_" + std::to_string(plan.nodes) + ".log";
   auto argv = one_task_per_node(plan);
   argv.insert(argv.end(), {"--label", "--output=" + (log_dir / ("compile_%N" + suffix)).string(),
-                           request.launcher.string(), "compile-agent", "--workers",
-                           std::to_string(plan.workers_per_node), "--"});
-  argv.insert(argv.end(), plan.compile_command.begin(), plan.compile_command.end());
-  std::cout << "trn-run: compiling with " << compiler->string() << " on " << plan.nodes << " nodes ("
-            << plan.compile_steps << " steps)\n" << std::flush;
+                           request.launcher.string(), "compile-agent", "--"});
+  const auto task = compile_task_command(plan);
+  argv.insert(argv.end(), task.begin(), task.end());
+  std::cout << "trn-run: compiling with " << compiler->string() << " on " << plan.nodes
+            << " nodes (" << plan.compile_steps << " steps)\n"
+            << std::flush;
   const int status = run_process(argv, {.extra_env = request.env});
 
   // Every node's neuron_parallel_compile output, labels removed, read for its summary.
@@ -142,32 +146,45 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
     const auto name = entry.path().filename().string();
     if (!name.starts_with("compile_") || !name.ends_with(suffix)) continue;
-    for (const auto& rank : run::split_labelled_output(read_file(entry.path()), name)) output += rank.text;
+    for (const auto& rank :
+         run::split_labelled_output(read_text(entry.path(), "it is one node's compile log"), name))
+      output += rank.text;
   }
   const auto interpreted = cache::interpret_npc_run(output, status);
   result.ok = interpreted.ok();
   result.report = cache::to_json(interpreted);
   result.report["manifest"] = key;
-  result.report["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.report["seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   write_file_atomically(plan.run_dir / "compile.json", result.report.dump(2) + "\n", 0644);
   if (!result.ok) {
-    result.message = "compilation failed: " + interpreted.message + " (logs: " + log_dir.string() + "/compile_*)";
+    result.message = "compilation failed: " + interpreted.message + " (logs: " + log_dir.string() +
+                     "/compile_*)";
     return result;
   }
-  cache::write_manifest(manifest_root, key, {{"configuration", configuration}, {"profile", plan.profile},
-                                             {"summary", result.report}});
+  cache::write_manifest(
+      manifest_root, key,
+      {{"configuration", configuration}, {"profile", plan.profile}, {"summary", result.report}});
   if (request.tiers.shared) {
     auto push = one_task_per_node(plan);
-    push.insert(push.end(), {request.trn_cache.string(), "push", "--to", request.tiers.shared->string()});
+    push.insert(push.end(),
+                {request.trn_cache.string(), "push", "--to", request.tiers.shared->string()});
     if (run_process(push, {.extra_env = request.env}) != 0) {
-      std::cout << "trn-run: warning: pushing new cache entries to " << request.tiers.shared->string() << " failed\n";
+      std::cout << "trn-run: warning: pushing new cache entries to "
+                << request.tiers.shared->string() << " failed\n";
     }
   }
   std::cout << "trn-run: compile done: " << interpreted.message << '\n';
   return result;
 }
 
-int compile_agent(std::int64_t workers_per_node, const std::vector<std::string>& command,
+std::vector<std::string> compile_task_command(const plan::Plan& plan) {
+  // One agent per node drives all of the node's workers, as the reference `srun
+  // neuron_parallel_compile ./run.sh` with torchrun inside it does.
+  return plan::task_command(plan.compile_command, plan.workers_per_node);
+}
+
+int compile_agent(const std::vector<std::string>& task_command,
                   const std::map<std::string, std::string>& env) {
   const auto compiler = find_neuron_parallel_compile();
   if (!compiler) {
@@ -175,12 +192,7 @@ int compile_agent(std::int64_t workers_per_node, const std::vector<std::string>&
     return 2;
   }
   std::vector<std::string> argv = {compiler->string()};
-  // One agent per node drives all of the node's workers, as the reference `srun
-  // neuron_parallel_compile ./run.sh` with torchrun inside it does.
-  if (workers_per_node > 1) {
-    argv.insert(argv.end(), {"torchrun", "--nproc_per_node=" + std::to_string(workers_per_node), "--no_python"});
-  }
-  argv.insert(argv.end(), command.begin(), command.end());
+  argv.insert(argv.end(), task_command.begin(), task_command.end());
   return run_process(argv, {.extra_env = env});
 }
 

@@ -2,12 +2,10 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "trn/plan/plan.hpp"
 
@@ -24,9 +22,6 @@ CacheTiers cache_tiers(const std::optional<std::string>& shared_option);
 
 struct CompileRequest {
   const plan::Plan* plan = nullptr;
-  // The compile command with its paths left as placeholders: run and data folders change from
-  // job to job, compiled graphs do not.
-  std::vector<std::string> identity_command;
   CacheTiers tiers;
   std::filesystem::path launcher;  // trn-launcher, for the per-node agents
   std::filesystem::path trn_cache;
@@ -47,9 +42,12 @@ struct CompilePhaseResult {
 // shared tier's manifest records this exact configuration; then push new entries.
 CompilePhaseResult compile_phase(const CompileRequest& request);
 
-// The per-node agent (srun trn-compile inside a step): runs neuron_parallel_compile around this
-// node's workers and returns its exit status.
-int compile_agent(std::int64_t workers_per_node, const std::vector<std::string>& command,
+// The per-node agent (srun trn-compile inside a step): runs neuron_parallel_compile around the
+// node's task command and returns its exit status.
+int compile_agent(const std::vector<std::string>& task_command,
                   const std::map<std::string, std::string>& env);
+
+// What one node's compile agent runs under neuron_parallel_compile: all of the node's workers.
+std::vector<std::string> compile_task_command(const plan::Plan& plan);
 
 }  // namespace trn::launcher

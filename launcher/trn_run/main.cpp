@@ -19,14 +19,13 @@ int node_facts_command(const std::vector<std::string>& args) {
   return 0;
 }
 
-// compile-agent --workers W -- CMD...: what each node runs in trn-run's compile step.
+// compile-agent -- TASK COMMAND...: what each node runs in trn-run's compile step.
 int compile_agent_command(const std::vector<std::string>& args) {
-  if (args.size() < 4 || args[0] != "--workers" || args[2] != "--") {
-    std::cerr << "usage: trn-launcher compile-agent --workers W -- CMD...\n";
+  if (args.size() < 2 || args[0] != "--") {
+    std::cerr << "usage: trn-launcher compile-agent -- COMMAND...\n";
     return trn::launcher::kBadInput;
   }
-  const std::vector<std::string> command(args.begin() + 3, args.end());
-  return trn::launcher::compile_agent(std::stoll(args[1]), command, {});
+  return trn::launcher::compile_agent({args.begin() + 1, args.end()}, {});
 }
 
 }  // namespace
@@ -38,10 +37,12 @@ int main(int argc, char** argv) {
   const std::string tool = command == "compile" ? "trn-compile" : "trn-run";
   try {
     if (command == "run") return trn::launcher::run_command(rest, trn::launcher::Mode::kRun);
-    if (command == "compile") return trn::launcher::run_command(rest, trn::launcher::Mode::kCompile);
+    if (command == "compile")
+      return trn::launcher::run_command(rest, trn::launcher::Mode::kCompile);
     if (command == "compile-agent") return compile_agent_command(rest);
     if (command == "node-facts") return node_facts_command(rest);
-    std::cerr << "usage: trn-launcher run|node-facts ... (use the trn-run and trn-compile commands)\n";
+    std::cerr
+        << "usage: trn-launcher run|node-facts ... (use the trn-run and trn-compile commands)\n";
     return trn::launcher::kBadInput;
   } catch (const trn::Error& error) {
     std::cerr << tool << ": " << error.what() << '\n';

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <map>
@@ -26,6 +27,7 @@ NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
   facts.neuron_devices = static_cast<std::int64_t>(topology.devices.size());
   facts.cpus = static_cast<std::int64_t>(topology.cpus.size());
   facts.plugin_active = std::getenv("TRN_INSTANCE_TYPE") != nullptr;
+  if (const char* node_id = std::getenv("SLURM_NODEID")) facts.node_id = std::atoll(node_id);
   if (const char* shared = std::getenv("TRN_CACHE_SHARED")) facts.cache_shared = shared;
   if (!topology.devices.empty()) {
     placement::PlacementRequest request;
@@ -40,6 +42,7 @@ NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
 
 nlohmann::json to_json(const NodeFacts& facts) {
   return {{"node", facts.node},
+          {"node_id", facts.node_id},
           {"instance_type", facts.instance_type},
           {"neuron_devices", facts.neuron_devices},
           {"neuron_cores", facts.neuron_cores},
@@ -49,21 +52,23 @@ nlohmann::json to_json(const NodeFacts& facts) {
 }
 
 NodeFacts node_facts_from_json(const nlohmann::json& json) {
-  return {json.at("node").get<std::string>(), json.at("instance_type").get<std::string>(),
-          json.at("neuron_devices").get<std::int64_t>(), json.at("neuron_cores").get<std::int64_t>(),
-          json.at("cpus").get<std::int64_t>(), json.at("plugin_active").get<bool>(),
-          json.at("cache_shared").get<std::string>()};
+  return {
+      json.at("node").get<std::string>(),          json.at("node_id").get<std::int64_t>(),
+      json.at("instance_type").get<std::string>(), json.at("neuron_devices").get<std::int64_t>(),
+      json.at("neuron_cores").get<std::int64_t>(), json.at("cpus").get<std::int64_t>(),
+      json.at("plugin_active").get<bool>(),        json.at("cache_shared").get<std::string>()};
 }
 
 std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, unsigned nnodes,
                                          const std::filesystem::path& fsroot) {
   const auto nodes = std::to_string(nnodes);
-  const auto result = capture_process({"srun", "--nodes=" + nodes, "--ntasks=" + nodes,
-                                       "--ntasks-per-node=1", launcher.string(),
-                                       "node-facts", "--fsroot", fsroot.string()});
+  const auto result =
+      capture_process({"srun", "--nodes=" + nodes, "--ntasks=" + nodes, "--ntasks-per-node=1",
+                       launcher.string(), "node-facts", "--fsroot", fsroot.string()});
   if (result.status != 0) {
     throw Error("could not read the nodes' topology (srun " + launcher.filename().string() +
-                " node-facts exited " + std::to_string(result.status) + "): see the messages above");
+                " node-facts exited " + std::to_string(result.status) +
+                "): see the messages above");
   }
   std::vector<NodeFacts> facts;
   std::istringstream lines(result.output);
@@ -79,14 +84,17 @@ std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, 
   if (facts.size() != nnodes) {
     throw Error("expected topology from " + nodes + " nodes, got " + std::to_string(facts.size()));
   }
+  std::sort(facts.begin(), facts.end(),
+            [](const NodeFacts& a, const NodeFacts& b) { return a.node_id < b.node_id; });
   return facts;
 }
 
 void check_uniform(const std::vector<NodeFacts>& nodes) {
   std::map<std::string, std::vector<std::string>> by_shape;
   for (const auto& node : nodes) {
-    const auto shape = (node.instance_type.empty() ? std::string("unknown instance") : node.instance_type) +
-                       " with " + std::to_string(node.neuron_cores) + " NeuronCores";
+    const auto shape =
+        (node.instance_type.empty() ? std::string("unknown instance") : node.instance_type) +
+        " with " + std::to_string(node.neuron_cores) + " NeuronCores";
     by_shape[shape].push_back(node.node);
   }
   if (by_shape.size() <= 1) return;

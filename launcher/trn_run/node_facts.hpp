@@ -2,16 +2,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace trn::launcher {
 
 // What the plan needs to know about one node.
 struct NodeFacts {
   std::string node;
+  std::int64_t node_id = 0;  // SLURM_NODEID: the node's place in the job (0 holds rank 0)
   std::string instance_type;
   std::int64_t neuron_devices = 0;
   std::int64_t neuron_cores = 0;  // logical NeuronCores a step can use
@@ -24,7 +24,8 @@ NodeFacts local_node_facts(const std::filesystem::path& fsroot);
 nlohmann::json to_json(const NodeFacts& facts);
 NodeFacts node_facts_from_json(const nlohmann::json& json);
 
-// Runs `trn-launcher node-facts` once on every node of the allocation (one srun step).
+// Runs `trn-launcher node-facts` once on every node of the allocation (one srun step); the
+// result is in the job's node order.
 std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, unsigned nnodes,
                                          const std::filesystem::path& fsroot);
 

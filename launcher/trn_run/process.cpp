@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "trn/common/error.hpp"
@@ -41,7 +42,8 @@ int spawn(const std::vector<std::string>& argv, const ProcessOptions& options,
   auto arg_pointers = pointers(args);
   auto env_pointers = pointers(env);
   pid_t pid = 0;
-  const int error = posix_spawnp(&pid, args[0].c_str(), actions, nullptr, arg_pointers.data(), env_pointers.data());
+  const int error = posix_spawnp(&pid, args[0].c_str(), actions, nullptr, arg_pointers.data(),
+                                 env_pointers.data());
   if (error != 0) {
     throw Error("cannot start '" + argv[0] + "': " + std::strerror(error) +
                 " (is it installed and on PATH?)");
@@ -50,6 +52,11 @@ int spawn(const std::vector<std::string>& argv, const ProcessOptions& options,
 }
 
 }  // namespace
+
+std::optional<std::string> env_var(const std::string& name) {
+  const char* value = std::getenv(name.c_str());
+  return value ? std::optional<std::string>(value) : std::nullopt;
+}
 
 int start_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   return spawn(argv, options, nullptr);
@@ -71,12 +78,15 @@ int run_process(const std::vector<std::string>& argv, const ProcessOptions& opti
   return wait_process(start_process(argv, options));
 }
 
-CapturedProcess capture_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
+CapturedProcess capture_process(const std::vector<std::string>& argv,
+                                const ProcessOptions& options) {
   std::array<int, 2> pipe_fds{};
   if (pipe(pipe_fds.data()) != 0) throw Error(std::string("pipe failed: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
+  if (options.capture_stderr)
+    posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
   int pid = 0;
   try {

@@ -1,13 +1,18 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace trn::launcher {
 
+// Our own environment variable, if set.
+std::optional<std::string> env_var(const std::string& name);
+
 struct ProcessOptions {
   std::map<std::string, std::string> extra_env;  // added to (and overriding) our environment
+  bool capture_stderr = false;                   // capture_process: stderr into output too
 };
 
 // Starts argv (PATH lookup) with inherited stdio; returns its pid. Throws trn::Error.
@@ -23,6 +28,7 @@ struct CapturedProcess {
   int status = 0;
   std::string output;  // stdout only; stderr passes through
 };
-CapturedProcess capture_process(const std::vector<std::string>& argv, const ProcessOptions& options = {});
+CapturedProcess capture_process(const std::vector<std::string>& argv,
+                                const ProcessOptions& options = {});
 
 }  // namespace trn::launcher

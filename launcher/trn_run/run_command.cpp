@@ -21,18 +21,13 @@
 #include "trn/plan/plan_report.hpp"
 #include "trn/plan/profile_keys.hpp"
 #include "trn/plan/profile_search.hpp"
+#include "trn/plan/task_command.hpp"
 #include "trn/run/slurm_allocation.hpp"
 
 namespace po = boost::program_options;
 
 namespace trn::launcher {
 namespace {
-
-std::optional<std::string> getenv_string(const std::string& name) {
-  const char* value = std::getenv(name.c_str());
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
-}
 
 struct RunOptions {
   std::string profile;
@@ -62,35 +57,40 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   std::vector<std::string> before_dashes;
   bool after_dashes = false;
   for (const auto& arg : args) {
-    if (after_dashes) options.trainer_args.push_back(arg);
-    else if (arg == "--") after_dashes = true;
-    else before_dashes.push_back(arg);
+    if (after_dashes)
+      options.trainer_args.push_back(arg);
+    else if (arg == "--")
+      after_dashes = true;
+    else
+      before_dashes.push_back(arg);
   }
   po::options_description described("options");
   std::string micro_batch, global_batch, steps, lr, data, scaling, output_root, max_restarts;
-  described.add_options()
-      ("help,h", "this help")
-      ("profile", po::value(&options.profile), "bundled profile name or YAML file")
-      ("set", po::value(&options.sets)->composing(), "KEY=VALUE: override a profile key (repeatable)")
-      ("nodes", po::value<unsigned>(), "plan for N nodes (outside Slurm; use with --plan)")
-      ("plan", po::bool_switch(&options.plan_only), "print the plan and run nothing")
-      ("json", po::bool_switch(&options.json), "print the plan as JSON")
-      ("force-compile", po::bool_switch(&options.force_compile), "compile even when the cache has this configuration")
-      ("micro-batch", po::value(&micro_batch), "sequences per worker per micro-step")
-      ("global-batch", po::value(&global_batch), "sequences per optimizer step")
-      ("steps", po::value(&steps), "optimizer steps")
-      ("lr", po::value(&lr), "peak learning rate")
-      ("data", po::value(&data), "data directory")
-      ("scaling", po::value(&scaling), "strong or weak")
-      ("output-root", po::value(&output_root), "where run directories go")
-      ("max-restarts", po::value(&max_restarts), "requeues allowed after node failures")
-      ("cache-shared", po::value<std::string>(), "shared compile-cache tier (default: $TRN_CACHE_SHARED)")
-      ("fsroot", po::value(&options.fsroot), "filesystem root for node discovery (fixtures)");
+  described.add_options()("help,h", "this help")("profile", po::value(&options.profile),
+                                                 "bundled profile name or YAML file")(
+      "set", po::value(&options.sets)->composing(),
+      "KEY=VALUE: override a profile key (repeatable)")(
+      "nodes", po::value<unsigned>(), "plan for N nodes (outside Slurm; use with --plan)")(
+      "plan", po::bool_switch(&options.plan_only), "print the plan and run nothing")(
+      "json", po::bool_switch(&options.json), "print the plan as JSON")(
+      "force-compile", po::bool_switch(&options.force_compile),
+      "compile even when the cache has this configuration")("micro-batch", po::value(&micro_batch),
+                                                            "sequences per worker per micro-step")(
+      "global-batch", po::value(&global_batch), "sequences per optimizer step")(
+      "steps", po::value(&steps), "optimizer steps")("lr", po::value(&lr), "peak learning rate")(
+      "data", po::value(&data), "data directory")("scaling", po::value(&scaling), "strong or weak")(
+      "output-root", po::value(&output_root), "where run directories go")(
+      "max-restarts", po::value(&max_restarts), "requeues allowed after node failures")(
+      "cache-shared", po::value<std::string>(),
+      "shared compile-cache tier (default: $TRN_CACHE_SHARED)")(
+      "fsroot", po::value(&options.fsroot), "filesystem root for node discovery (fixtures)");
   po::positional_options_description positional;
   positional.add("profile", 1);
   po::variables_map values;
   try {
-    po::store(po::command_line_parser(before_dashes).options(described).positional(positional).run(), values);
+    po::store(
+        po::command_line_parser(before_dashes).options(described).positional(positional).run(),
+        values);
     po::notify(values);
   } catch (const po::error& error) {
     throw Error(std::string(error.what()) + "; see trn-run --help");
@@ -102,10 +102,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   if (options.profile.empty()) throw Error("no profile given; usage: trn-run PROFILE [options]");
   if (values.count("nodes")) options.nodes = values["nodes"].as<unsigned>();
   if (values.count("cache-shared")) options.cache_shared = values["cache-shared"].as<std::string>();
-  const std::pair<const char*, std::string*> flag_keys[] = {
-      {"micro_batch", &micro_batch}, {"global_batch", &global_batch}, {"steps", &steps},
-      {"lr", &lr}, {"data", &data}, {"scaling", &scaling}, {"output_root", &output_root},
-      {"max_restarts", &max_restarts}};
+  const std::pair<const char*, std::string*> flag_keys[] = {{"micro_batch", &micro_batch},
+                                                            {"global_batch", &global_batch},
+                                                            {"steps", &steps},
+                                                            {"lr", &lr},
+                                                            {"data", &data},
+                                                            {"scaling", &scaling},
+                                                            {"output_root", &output_root},
+                                                            {"max_restarts", &max_restarts}};
   for (const auto& [key, value] : flag_keys) {
     if (!value->empty()) options.flags.emplace_back(key, *value);
   }
@@ -122,10 +126,11 @@ std::vector<std::string> srun_layout(const plan::Plan& plan) {
           "--ntasks-per-node=" + std::to_string(plan.tasks_per_node)};
 }
 
-std::map<std::string, std::string> step_environment(const plan::Plan& plan, const InstallLayout& layout) {
+std::map<std::string, std::string> step_environment(const plan::Plan& plan,
+                                                    const InstallLayout& layout) {
   auto env = plan.env;
   auto python_path = layout.trainer_dir.string();
-  if (const auto existing = getenv_string("PYTHONPATH"); existing && !existing->empty()) {
+  if (const auto existing = env_var("PYTHONPATH"); existing && !existing->empty()) {
     python_path += ":" + *existing;
   }
   env.emplace("PYTHONPATH", python_path);
@@ -139,7 +144,8 @@ void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
     try {
       results = nlohmann::json::parse(in);
     } catch (const nlohmann::json::exception&) {
-      std::cerr << "trn-run: warning: the trainer's " << file << " is not valid JSON; rewriting it\n";
+      std::cerr << "trn-run: warning: the trainer's " << file
+                << " is not valid JSON; rewriting it\n";
     }
   }
   results["plan"] = plan::to_json(plan);
@@ -152,8 +158,8 @@ int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocati
   std::cerr << "trn-run: training failed: " << diagnosis.summary << '\n';
   if (plan.requeue == plan::RequeuePolicy::never) return kNodeFailure;
   if (static_cast<std::int64_t>(allocation.restart_count) >= plan.max_restarts) {
-    std::cerr << "trn-run: no restart left (" << allocation.restart_count << " of " << plan.max_restarts
-              << " used); not requeueing\n";
+    std::cerr << "trn-run: no restart left (" << allocation.restart_count << " of "
+              << plan.max_restarts << " used); not requeueing\n";
     return kNodeFailure;
   }
   std::cerr << "trn-run: requeueing job " << allocation.job_id << " (restart "
@@ -170,15 +176,15 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto started = std::chrono::steady_clock::now();
   const auto options = parse_run_options(args);
   const auto layout = install_layout();
-  const auto env_lookup = [](const std::string& name) { return getenv_string(name); };
+  const auto env_lookup = [](const std::string& name) { return env_var(name); };
   const auto allocation = run::read_slurm_allocation(env_lookup);
-  if (!allocation && !options.nodes) {
-    throw Error("not inside a Slurm job and no --nodes given: submit with "
-                "`sbatch --nodes=N trn-run " + options.profile + "`, or plan with `trn-run " +
-                options.profile + " --nodes N --plan`");
+  if (!allocation && !(options.plan_only && options.nodes)) {
+    throw Error("not inside a Slurm job: submit with `sbatch --nodes=N trn-run " + options.profile +
+                "`, or see the plan with `trn-run " + options.profile + " --nodes N --plan`");
   }
 
-  auto profile = plan::load_profile(options.profile, plan::profile_search_dirs(env_lookup, layout.profile_dirs));
+  auto profile = plan::load_profile(options.profile,
+                                    plan::profile_search_dirs(env_lookup, layout.profile_dirs));
   for (const auto& [key, value] : options.flags) plan::apply_override(profile, key, value);
   for (const auto& assignment : options.sets) plan::apply_set_option(profile, assignment);
 
@@ -199,17 +205,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   std::vector<plan::NodeCores> node_cores;
   for (const auto& node : nodes) node_cores.push_back({node.node, node.neuron_cores});
   plan::PlanRequest request;
-  request.cluster = plan::cluster_shape_of(node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
+  request.cluster = plan::cluster_shape_of(
+      node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
   request.extra_args = options.trainer_args;
-  request.home = getenv_string("HOME").value_or("");
+  request.home = env_var("HOME").value_or("");
   const auto plan = plan::make_plan(profile, request);
-  if (agent) return compile_agent(plan.workers_per_node, plan.compile_command, step_environment(plan, layout));
+  if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
 
-  if (options.plan_only || !allocation) {
-    if (!allocation && !options.plan_only) {
-      throw Error("not inside a Slurm job: only --plan works outside one; submit with "
-                  "`sbatch --nodes=" + std::to_string(plan.nodes) + " trn-run " + options.profile + "`");
-    }
+  if (options.plan_only) {
     std::cout << (options.json ? plan::to_json(plan).dump(2) + "\n" : plan::render_plan_text(plan));
     return kSuccess;
   }
@@ -218,20 +221,17 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   write_file_atomically(plan.run_dir / "plan.json", plan::to_json(plan).dump(2) + "\n", 0644);
   std::cout << plan::render_plan_text(plan) << std::flush;
   if (allocation->restart_count > 0) {
-    std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in " << plan.run_dir.string()
-              << '\n';
+    std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in "
+              << plan.run_dir.string() << '\n';
   }
   nlohmann::json phases = {{"plan_seconds", seconds_since(started)}};
 
   CompileRequest compile;
   compile.plan = &plan;
-  auto symbolic = plan::placeholder_values(plan, /*compile=*/true);
-  for (const char* path_key : {"run_dir", "data"}) symbolic[path_key] = std::string("{") + path_key + "}";
-  compile.identity_command = plan::render_command(profile.command, symbolic);
-  compile.identity_command.insert(compile.identity_command.end(), options.trainer_args.begin(), options.trainer_args.end());
   // The shared tier: --cache-shared, else what the plugin told the node-facts step (cache_root=).
-  compile.tiers = cache_tiers(options.cache_shared ? options.cache_shared
-                                                   : std::optional<std::string>(nodes.front().cache_shared));
+  compile.tiers =
+      cache_tiers(options.cache_shared ? options.cache_shared
+                                       : std::optional<std::string>(nodes.front().cache_shared));
   compile.launcher = layout.bin_dir / "trn-launcher";
   compile.trn_cache = layout.bin_dir / "trn-cache";
   compile.env = step_environment(plan, layout);
@@ -249,13 +249,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto train_started = std::chrono::steady_clock::now();
   TrainStep step;
   step.srun_args = srun_layout(plan);
-  step.command = plan.command;
+  step.command = plan::task_command(plan.command, plan.processes_per_task);
   step.env = step_environment(plan, layout);
   step.log_dir = plan.run_dir / "logs";
   step.phase = "train";
   step.nnodes = static_cast<unsigned>(plan.nodes);
-  step.world_size = static_cast<unsigned>(plan.nodes * plan.tasks_per_node);
-  std::cout << "trn-run: training: " << plan::display_command(plan.command) << '\n' << std::flush;
+  step.first_node = plan.node_list.front();
+  step.tasks = static_cast<unsigned>(plan.nodes * plan.tasks_per_node);
+  std::cout << "trn-run: training: " << plan::display_command(step.command) << '\n' << std::flush;
   const auto outcome = run_train_step(step);
   phases["train_seconds"] = seconds_since(train_started);
   phases["restart_count"] = allocation->restart_count;

@@ -14,9 +14,10 @@ struct TrainStep {
   std::vector<std::string> command;    // what every task runs
   std::map<std::string, std::string> env;
   std::filesystem::path log_dir;
-  std::string phase;                   // names the logs: <phase>_<node>_<nnodes>.log
+  std::string phase;       // names the logs: <phase>_<node>_<nnodes>.log
+  std::string first_node;  // runs task 0 (srun's block distribution)
   unsigned nnodes = 1;
-  unsigned world_size = 1;
+  unsigned tasks = 1;  // srun tasks: the labels in the logs
 };
 
 struct TrainOutcome {

@@ -46,7 +46,8 @@ std::optional<Traceback> final_error(const std::string& text) {
   const auto line = text.substr(begin == std::string::npos ? 0 : begin + 1,
                                 end + 1 - (begin == std::string::npos ? 0 : begin + 1));
   std::string lower = line;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   if (lower.find("error") == std::string::npos) return std::nullopt;
   return Traceback{line, line + "\n"};
 }
@@ -61,25 +62,25 @@ FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
     if (auto error = final_error(rank.text)) tracebacks.emplace(rank.rank, std::move(*error));
   }
   const bool every_rank_raised = expected_ranks > 0 && tracebacks.size() == expected_ranks;
-  const bool all_same =
-      !tracebacks.empty() &&
-      std::all_of(tracebacks.begin(), tracebacks.end(), [&](const auto& entry) {
-        return entry.second.exception == tracebacks.begin()->second.exception;
-      });
+  const bool all_same = !tracebacks.empty() &&
+                        std::all_of(tracebacks.begin(), tracebacks.end(), [&](const auto& entry) {
+                          return entry.second.exception == tracebacks.begin()->second.exception;
+                        });
   if (every_rank_raised && all_same) {
     const auto& [first_rank, traceback] = *tracebacks.begin();
     diagnosis.kind = FailureKind::kUserError;
     diagnosis.exception = traceback.exception;
     diagnosis.excerpt = traceback.text;
-    diagnosis.summary = "every rank failed with the same error (rank " + std::to_string(first_rank) +
-                        " shown): " + traceback.exception;
+    diagnosis.summary = "every rank failed with the same error (rank " +
+                        std::to_string(first_rank) + " shown): " + traceback.exception;
     return diagnosis;
   }
   diagnosis.kind = FailureKind::kNodeFailure;
-  diagnosis.summary = std::to_string(tracebacks.size()) + " of " + std::to_string(expected_ranks) +
-                      " ranks reported an error" +
-                      (tracebacks.empty() ? "" : " (first: " + tracebacks.begin()->second.exception + ")") +
-                      ": treating it as a node or fabric failure";
+  diagnosis.summary =
+      std::to_string(tracebacks.size()) + " of " + std::to_string(expected_ranks) +
+      " ranks reported an error" +
+      (tracebacks.empty() ? "" : " (first: " + tracebacks.begin()->second.exception + ")") +
+      ": treating it as a node or fabric failure";
   return diagnosis;
 }
 
@@ -90,11 +91,13 @@ std::optional<LabelledLine> parse_labelled_line(std::string_view line) {
   while (!label.empty() && label.front() == ' ') label.remove_prefix(1);
   unsigned rank = 0;
   const auto [end, error] = std::from_chars(label.data(), label.data() + label.size(), rank);
-  if (label.empty() || error != std::errc{} || end != label.data() + label.size()) return std::nullopt;
+  if (label.empty() || error != std::errc{} || end != label.data() + label.size())
+    return std::nullopt;
   return LabelledLine{rank, line.substr(colon + 2)};
 }
 
-std::vector<RankOutput> split_labelled_output(const std::string& labelled, const std::string& node) {
+std::vector<RankOutput> split_labelled_output(const std::string& labelled,
+                                              const std::string& node) {
   std::map<unsigned, std::string> by_rank;
   std::istringstream lines(labelled);
   std::string line;

@@ -25,15 +25,20 @@ std::optional<SlurmAllocation> read_slurm_allocation(const EnvLookup& env) {
   SlurmAllocation allocation;
   allocation.job_id = static_cast<std::uint32_t>(parse_number("SLURM_JOB_ID", *job_id));
   const auto nnodes = env("SLURM_JOB_NUM_NODES") ? env("SLURM_JOB_NUM_NODES") : env("SLURM_NNODES");
-  if (nnodes) allocation.nnodes = static_cast<unsigned>(parse_number("SLURM_JOB_NUM_NODES", *nnodes));
-  if (allocation.nnodes == 0) throw Error("SLURM_JOB_NUM_NODES=0: Slurm reports no nodes for job " + *job_id);
+  if (nnodes)
+    allocation.nnodes = static_cast<unsigned>(parse_number("SLURM_JOB_NUM_NODES", *nnodes));
+  if (allocation.nnodes == 0)
+    throw Error("SLURM_JOB_NUM_NODES=0: Slurm reports no nodes for job " + *job_id);
   allocation.nodelist = env("SLURM_JOB_NODELIST").value_or(env("SLURM_NODELIST").value_or(""));
   if (allocation.nodelist.empty()) {
-    throw Error("SLURM_JOB_ID is set but SLURM_JOB_NODELIST is not: run inside a Slurm job (sbatch, salloc)");
+    throw Error(
+        "SLURM_JOB_ID is set but SLURM_JOB_NODELIST is not: run inside a Slurm job (sbatch, "
+        "salloc)");
   }
   allocation.in_step = env("SLURM_STEP_ID").has_value();
   if (const auto restarts = env("SLURM_RESTART_COUNT")) {
-    allocation.restart_count = static_cast<unsigned>(parse_number("SLURM_RESTART_COUNT", *restarts));
+    allocation.restart_count =
+        static_cast<unsigned>(parse_number("SLURM_RESTART_COUNT", *restarts));
   }
   return allocation;
 }

@@ -15,7 +15,8 @@ expect_error() {  # expect_error PATTERN CMD...: CMD fails with exit 2 and says 
 expect_error "unknown profile 'bert_tinny'.*bert_tiny" slurm_with_tools trn-run bert_tinny --nodes 1 --plan
 printf 'command: python3 -m trn_trainer pretrain\nmicro_batch: 8\nglobal_bacth: 64\nsteps: 4\n' >"$scratch/typo.yaml"
 expect_error "typo.yaml:3:1: .*global_bacth.*global_batch" slurm_with_tools trn-run "$scratch/typo.yaml" --nodes 1 --plan
-expect_error "not inside a Slurm job and no --nodes" slurm_with_tools trn-run bert_tiny
+expect_error "not inside a Slurm job: submit with .sbatch --nodes=N trn-run bert_tiny" slurm_with_tools trn-run bert_tiny
+expect_error "not inside a Slurm job" slurm_with_tools trn-run bert_tiny --nodes 2
 
 # Infeasible strong scaling inside a real job: the job fails, its output lists what works.
 job=$(slurm_with_tools sbatch --parsable --nodes=3 -D "$scratch" trn-run bert_tiny --data "$(test_data_dir)")

@@ -11,6 +11,8 @@ run="$scratch/runs/bert_tiny-$job"
 [[ -f $run/plan.json && -f $run/results.json ]] || { cat "$scratch"/trn-run-*.out; fail "no plan.json/results.json in $run"; }
 expect_eq "$(json_field "$run/plan.json" "d['nodes']")" 2 "plan nodes"
 expect_eq "$(json_field "$run/plan.json" "d['workers_per_node']")" 1 "plan workers per node (CPU nodes)"
+expect_eq "$(json_field "$run/plan.json" "' '.join(d['node_list'])")" \
+  "$(slurm scontrol show hostnames "$(slurm scontrol show job -o "$job" | grep -o ' NodeList=[^ ]*' | cut -d= -f2)" | tr '\n' ' ' | sed 's/ $//')" "plan node list in the job's order"
 expect_eq "$(json_field "$run/plan.json" "d['global_batch']")" \
   "$(json_field "$run/plan.json" "d['micro_batch'] * d['grad_accum'] * 2")" "global batch = micro x accum x dp"
 expect_eq "$(json_field "$run/results.json" "d['plan']['grad_accum']")" "$(json_field "$run/plan.json" "d['grad_accum']")" "results carry the plan"

@@ -9,8 +9,10 @@ using trn::run::FailureKind;
 using trn::run::RankOutput;
 
 std::string traceback(const std::string& exception) {
-  return "step 1/10 | loss 9.1\nTraceback (most recent call last):\n  File \"x.py\", line 3, in <module>\n"
-         "    main()\n" + exception + "\n";
+  return "step 1/10 | loss 9.1\nTraceback (most recent call last):\n  File \"x.py\", line 3, in "
+         "<module>\n"
+         "    main()\n" +
+         exception + "\n";
 }
 
 TEST(FailureDiagnosis, SameExceptionOnEveryRankIsTheUsers) {
@@ -25,15 +27,15 @@ TEST(FailureDiagnosis, SameExceptionOnEveryRankIsTheUsers) {
 
 TEST(FailureDiagnosis, TheSameErrorLineOnEveryRankIsTheUsers) {
   const std::string error = "trn_trainer: error: --data /x: not a directory; give the shard folder";
-  const auto diagnosis =
-      diagnose_training_failure({{0, "n1", "starting\n" + error + "\n"}, {1, "n2", error + "\n"}}, 2);
+  const auto diagnosis = diagnose_training_failure(
+      {{0, "n1", "starting\n" + error + "\n"}, {1, "n2", error + "\n"}}, 2);
   EXPECT_EQ(diagnosis.kind, FailureKind::kUserError);
   EXPECT_EQ(diagnosis.exception, error);
 }
 
 TEST(FailureDiagnosis, ALastLineThatIsNoErrorMeansANodeFailure) {
-  const auto diagnosis =
-      diagnose_training_failure({{0, "n1", "step 3/10 | loss 8.1\n"}, {1, "n2", "step 3/10 | loss 8.1\n"}}, 2);
+  const auto diagnosis = diagnose_training_failure(
+      {{0, "n1", "step 3/10 | loss 8.1\n"}, {1, "n2", "step 3/10 | loss 8.1\n"}}, 2);
   EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
 }
 
@@ -56,13 +58,14 @@ TEST(FailureDiagnosis, DifferentExceptionsMeanANodeFailure) {
 
 TEST(FailureDiagnosis, MissingRanksMeanANodeFailure) {
   // The rank on the lost node wrote nothing at all.
-  const auto diagnosis =
-      diagnose_training_failure({{0, "n1", traceback("RuntimeError: Connection closed by peer")}}, 2);
+  const auto diagnosis = diagnose_training_failure(
+      {{0, "n1", traceback("RuntimeError: Connection closed by peer")}}, 2);
   EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
 }
 
 TEST(FailureDiagnosis, SplitsSrunLabels) {
-  const auto ranks = trn::run::split_labelled_output(" 0: step 1\n10: hello\n 0: step 2\nnoise\n", "n1");
+  const auto ranks =
+      trn::run::split_labelled_output(" 0: step 1\n10: hello\n 0: step 2\nnoise\n", "n1");
   ASSERT_EQ(ranks.size(), 2u);
   EXPECT_EQ(ranks[0].rank, 0u);
   EXPECT_EQ(ranks[0].text, "step 1\nstep 2\n");

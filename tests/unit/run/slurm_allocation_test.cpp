@@ -21,10 +21,11 @@ TEST(SlurmAllocation, OutsideSlurmIsNone) {
 }
 
 TEST(SlurmAllocation, BatchScriptOfARequeuedJob) {
-  const auto allocation = trn::run::read_slurm_allocation(env_of({{"SLURM_JOB_ID", "42"},
-                                                                 {"SLURM_JOB_NUM_NODES", "16"},
-                                                                 {"SLURM_JOB_NODELIST", "trn-[1-16]"},
-                                                                 {"SLURM_RESTART_COUNT", "2"}}));
+  const auto allocation =
+      trn::run::read_slurm_allocation(env_of({{"SLURM_JOB_ID", "42"},
+                                              {"SLURM_JOB_NUM_NODES", "16"},
+                                              {"SLURM_JOB_NODELIST", "trn-[1-16]"},
+                                              {"SLURM_RESTART_COUNT", "2"}}));
   ASSERT_TRUE(allocation.has_value());
   EXPECT_EQ(allocation->job_id, 42u);
   EXPECT_EQ(allocation->nnodes, 16u);
@@ -34,8 +35,10 @@ TEST(SlurmAllocation, BatchScriptOfARequeuedJob) {
 }
 
 TEST(SlurmAllocation, InsideAStep) {
-  const auto allocation = trn::run::read_slurm_allocation(env_of(
-      {{"SLURM_JOB_ID", "7"}, {"SLURM_NNODES", "2"}, {"SLURM_NODELIST", "a,b"}, {"SLURM_STEP_ID", "0"}}));
+  const auto allocation = trn::run::read_slurm_allocation(env_of({{"SLURM_JOB_ID", "7"},
+                                                                  {"SLURM_NNODES", "2"},
+                                                                  {"SLURM_NODELIST", "a,b"},
+                                                                  {"SLURM_STEP_ID", "0"}}));
   ASSERT_TRUE(allocation.has_value());
   EXPECT_TRUE(allocation->in_step);
   EXPECT_EQ(allocation->nnodes, 2u);
@@ -44,11 +47,12 @@ TEST(SlurmAllocation, InsideAStep) {
 
 TEST(SlurmAllocation, MalformedValuesNameTheVariable) {
   try {
-    trn::run::read_slurm_allocation(
-        env_of({{"SLURM_JOB_ID", "7"}, {"SLURM_JOB_NUM_NODES", "two"}, {"SLURM_JOB_NODELIST", "a"}}));
+    trn::run::read_slurm_allocation(env_of(
+        {{"SLURM_JOB_ID", "7"}, {"SLURM_JOB_NUM_NODES", "two"}, {"SLURM_JOB_NODELIST", "a"}}));
     FAIL() << "no error";
   } catch (const trn::Error& error) {
-    EXPECT_NE(std::string(error.what()).find("SLURM_JOB_NUM_NODES='two'"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("SLURM_JOB_NUM_NODES='two'"), std::string::npos)
+        << error.what();
   }
   EXPECT_THROW(trn::run::read_slurm_allocation(env_of({{"SLURM_JOB_ID", "7"}})), trn::Error);
 }
