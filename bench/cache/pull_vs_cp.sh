@@ -1,7 +1,8 @@
 #!/bin/bash
 # trn-cache pull vs cp -a, side by side, on a synthetic Neuron compile cache in the real layout
-# (FACTS.md section 5): ENTRIES entries of model.hlo_module.pb (4 KiB), compile_flags.json,
-# model.neff (NEFF_KIB KiB of random bytes) and model.done - about 1 GiB by default.
+# (docs/hardware.md#compile-cache): ENTRIES entries of model.hlo_module.pb (4 KiB),
+# compile_flags.json, model.neff (NEFF_KIB KiB of random bytes) and model.done - about 1 GiB by
+# default.
 #   cold: the destination is empty;  warm: the destination already holds everything.
 # Each case runs REPEATS times; the table shows medians. The source tree is in the page cache
 # for both tools alike (caches are not dropped: the machine is shared). Run by hand, not in

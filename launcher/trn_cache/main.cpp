@@ -1,4 +1,4 @@
-// trn-cache: look after a Neuron compile cache (FACTS.md section 5).
+// trn-cache: look after a Neuron compile cache (docs/hardware.md#compile-cache).
 //   trn-cache status      [--root DIR] [--list] [--json]
 //   trn-cache clear-locks [--root DIR] [--older-than AGE]
 //   trn-cache prune       [--root DIR] [--failed] [--older-than AGE] [--max-size SIZE]

@@ -6,7 +6,7 @@
 #include <vector>
 
 // EFA registers memory (locked pages) and opens many descriptors; login shells often have a
-// 64 KiB memlock limit that Slurm propagates to the tasks (FACTS.md section 2).
+// 64 KiB memlock limit that Slurm propagates to the tasks (docs/hardware.md#efa).
 namespace trn::spank {
 
 inline constexpr rlim_t kMinOpenFiles = 65535;

@@ -56,6 +56,9 @@ def model_config(name, vocab_size, dropout):
 
 
 def flops_per_sequence(config, seq_len):
-    """Training FLOPs (forward + backward) of one sequence: 12*L*H*S*(6H+S) (FACTS.md section 1)."""
+    """Training FLOPs (forward + backward) of one sequence: 12*L*H*S*(6H+S).
+
+    Source: docs/hardware.md#bert-reference.
+    """
     L, H, S = config.num_hidden_layers, config.hidden_size, seq_len
     return 12 * L * H * S * (6 * H + S)

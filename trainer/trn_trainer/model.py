@@ -2,8 +2,8 @@
 BertForPreTraining, so a state_dict moves between the two unchanged.
 
 Differences that do not change the parameters: the MLM decoder runs only at the masked
-positions (as the NVIDIA and Neuron scripts do; about 3x faster on CPU, FACTS.md section 7),
-and dropout draws its masks per sample (dropout.py).
+positions (as the NVIDIA and Neuron scripts do; about 3x faster on CPU,
+docs/hardware.md#cpu-openblas), and dropout draws its masks per sample (dropout.py).
 """
 
 import math

@@ -4,7 +4,8 @@ import torch
 
 from .errors import UsageError
 
-DEFAULT_LR = {"adamw": 4e-4, "lamb": 6e-3}  # the Neuron phase-1 recipes (FACTS.md section 1)
+# The Neuron phase-1 recipes (docs/hardware.md#bert-reference).
+DEFAULT_LR = {"adamw": 4e-4, "lamb": 6e-3}
 
 
 def parameter_groups(named_params, weight_decay):

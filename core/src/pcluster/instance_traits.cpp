@@ -5,7 +5,7 @@
 namespace trn::pcluster {
 
 const InstanceTraits* find_instance_traits(std::string_view instance_type) {
-  // FACTS.md section 3: EFA devices per instance.
+  // EFA devices per instance (docs/hardware.md#instances).
   static constexpr std::array<InstanceTraits, 4> known{{
       {"trn1.2xlarge", 0},
       {"trn1.32xlarge", 8},

@@ -13,7 +13,8 @@
 #include <iterator>
 #include <string>
 
-// Tiny compile-cache trees in the real layout (FACTS.md section 5), for the cache tests.
+// Tiny compile-cache trees in the real layout (docs/hardware.md#compile-cache), for the cache
+// tests.
 namespace trn::cache::test {
 
 using trn::test::TempDir;

@@ -10,7 +10,7 @@
 
 namespace trn::cache {
 
-// The states optimum-neuron's cache cleanup tells apart (FACTS.md section 5).
+// The states optimum-neuron's cache cleanup tells apart (docs/hardware.md#compile-cache).
 enum class EntryState {
   done,    // model.neff and model.done: a usable compiled graph
   failed,  // model.log and no model.neff: the compiler failed; kept so it is not retried

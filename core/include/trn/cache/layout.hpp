@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-// The on-disk layout of the Neuron compile cache (FACTS.md section 5):
+// The on-disk layout of the Neuron compile cache (docs/hardware.md#compile-cache):
 //   <root>/neuronxcc-<compiler version>/MODULE_<graph hash>+<flags hash>/
 // holding model.hlo_module.pb, compile_flags.json, model.neff, model.done (success),
 // model.log (failure) and *.lock files (a compile in progress, or an interrupted one).

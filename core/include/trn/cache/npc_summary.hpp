@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-// Reading a neuron_parallel_compile run (FACTS.md section 5). It prints, through its logger
-// ("<time>: <pid> INFO ||NEURON_PARALLEL_COMPILE||: ..."):
+// Reading a neuron_parallel_compile run (docs/hardware.md#neuron-parallel-compile). It prints,
+// through its logger ("<time>: <pid> INFO ||NEURON_PARALLEL_COMPILE||: ..."):
 //   Total graphs: N / Total successful compilations: N / Total failed compilations: N
 // or "No todo hlos found ..." when nothing is left to compile, and exits with the number of
 // failed compilations (so 256 failures exit 0) or 1 when the training script failed.

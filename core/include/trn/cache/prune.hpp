@@ -10,9 +10,9 @@
 
 namespace trn::cache {
 
-// Nothing bounds the compiler's cache (FACTS.md section 5); prune does. Locked entries are
-// never removed. The rules combine: failed entries first, then entries unused for longer than
-// older_than, then the least recently used until the cache fits max_size.
+// Nothing bounds the compiler's cache (docs/hardware.md#compile-cache); prune does. Locked
+// entries are never removed. The rules combine: failed entries first, then entries unused for
+// longer than older_than, then the least recently used until the cache fits max_size.
 struct PruneOptions {
   bool failed = false;
   std::optional<std::chrono::seconds> older_than;

@@ -4,7 +4,7 @@
 
 namespace trn::pcluster {
 
-// What the linter needs to know about an EC2 instance type (FACTS.md section 3).
+// What the linter needs to know about an EC2 instance type (docs/hardware.md#instances).
 struct InstanceTraits {
   std::string_view type;
   int efa_devices = 0;  // 0: the instance has no EFA and EFA must stay off

@@ -7,7 +7,7 @@ namespace trn::topology {
 
 // What AWS documents per instance type: the Neuron index -> PCI function map (neuron-ls
 // tables) and the EFA that serves each device (aws-neuron/connected-device-maps-over-efa-for-
-// neuron). Used when no recorded `neuron-ls -j` output is given. See FACTS.md section 4.
+// neuron). Used when no recorded `neuron-ls -j` output is given. See docs/hardware.md#pci-map.
 struct DocumentedDevice {
   unsigned index;
   std::string_view pci;  // "10:1c.0", domain 0000

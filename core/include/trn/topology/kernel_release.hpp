@@ -13,7 +13,7 @@ struct KernelVersion {
 // not start with major.minor.
 KernelVersion parse_kernel_release(std::string_view release, std::string_view what);
 
-// EFA needs FI_EFA_FORK_SAFE=1 on kernels older than 5.15 (FACTS.md section 2).
+// EFA needs FI_EFA_FORK_SAFE=1 on kernels older than 5.15 (docs/hardware.md#efa).
 bool efa_needs_fork_safe(const KernelVersion& version);
 
 }  // namespace trn::topology
