@@ -1,5 +1,5 @@
-// Targets (issue 3): per task < 200 us with the placement computed; per step (discovery and
-// placement) < 20 ms. Run: <build>/bench/core/core_bench
+// Speed targets of the SPANK plugin's work: per task < 200 us with the placement computed; per
+// step (discovery and placement) < 20 ms. Run: <build>/bench/core/core_bench
 
 #include <benchmark/benchmark.h>
 #include <stdlib.h>

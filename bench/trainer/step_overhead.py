@@ -8,7 +8,7 @@ compares medians over all steady-state steps, plus the median of the per-pair ra
 loops must also compute the same losses (checked), so the difference is loop machinery only:
 batch assembly from the HDF5 shards, metrics.jsonl, progress bookkeeping.
 
-Targets (issue 4): trainer / plain <= 1.10; data loading < 5% of the trainer's step.
+Targets: trainer / plain <= 1.10; data loading < 5% of the trainer's step.
 Usage: /usr/bin/python3 bench/trainer/step_overhead.py [--steps N] [--check]
 """
 

@@ -22,7 +22,8 @@ trn_write_if_changed() {
   trn_log "wrote: $file"
 }
 
-# The plugstack line that loads spank_trn.so with the cache tiers (plugin arguments, issue 3).
+# The plugstack line that loads spank_trn.so with the cache tiers (the plugin's cache_root= and
+# local_cache= arguments).
 trn_conf_content() {
   local plugin=$1 cache_root=$2 local_cache=$3
   cat <<CONF
