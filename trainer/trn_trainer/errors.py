@@ -1,6 +1,8 @@
 """Errors the command line turns into one clear message and a documented exit status."""
 
-# Exit statuses of `python3 -m trn_trainer ...` (the launcher parses these).
+# Exit statuses of `python3 -m trn_trainer ...`, for people and scripts. trn-run does not read
+# them: it sees only srun's status, then reads each rank's last traceback, or last line holding
+# "error" (as `trn_trainer: error: ...` is), to tell a user error from a node failure.
 EXIT_OK = 0
 EXIT_INTERNAL = 1  # an unexpected failure: a Python traceback was printed
 EXIT_USAGE = 2  # bad command line or inconsistent settings (argparse uses 2 as well)
