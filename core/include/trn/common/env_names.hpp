@@ -1,0 +1,47 @@
+#pragma once
+
+#include <string_view>
+
+// The environment variables spank_trn, trn-run and the trainer hand to one another: each name is
+// spelt here once (and in trainer/trn_trainer/env_names.py). docs/architecture.md#environment
+// says who sets and who reads each; tests/env_names/check_env_names.py keeps the three alike.
+namespace trn::env {
+
+// Rank, world and rendezvous of torch.distributed workers (set by spank_trn for every task).
+inline constexpr std::string_view kRank = "RANK";
+inline constexpr std::string_view kWorldSize = "WORLD_SIZE";
+inline constexpr std::string_view kLocalRank = "LOCAL_RANK";
+inline constexpr std::string_view kLocalWorldSize = "LOCAL_WORLD_SIZE";
+inline constexpr std::string_view kNodeRank = "NODE_RANK";
+inline constexpr std::string_view kMasterAddr = "MASTER_ADDR";
+inline constexpr std::string_view kMasterPort = "MASTER_PORT";
+
+// torchrun's own options, read when missing from its command line (one task per node).
+inline constexpr std::string_view kPetNnodes = "PET_NNODES";
+inline constexpr std::string_view kPetNodeRank = "PET_NODE_RANK";
+inline constexpr std::string_view kPetNprocPerNode = "PET_NPROC_PER_NODE";
+inline constexpr std::string_view kPetMasterAddr = "PET_MASTER_ADDR";
+inline constexpr std::string_view kPetMasterPort = "PET_MASTER_PORT";
+
+// Neuron runtime and compiler (docs/hardware.md#neuron-runtime-env).
+inline constexpr std::string_view kNeuronRtVisibleCores = "NEURON_RT_VISIBLE_CORES";
+inline constexpr std::string_view kNeuronRtRootCommId = "NEURON_RT_ROOT_COMM_ID";
+inline constexpr std::string_view kNeuronLogicalNcConfig = "NEURON_LOGICAL_NC_CONFIG";
+inline constexpr std::string_view kNeuronCompileCacheUrl = "NEURON_COMPILE_CACHE_URL";
+inline constexpr std::string_view kNeuronCcFlags = "NEURON_CC_FLAGS";
+
+// libfabric's EFA provider (docs/hardware.md#efa).
+inline constexpr std::string_view kFiProvider = "FI_PROVIDER";
+inline constexpr std::string_view kFiEfaUseDeviceRdma = "FI_EFA_USE_DEVICE_RDMA";
+inline constexpr std::string_view kFiEfaForkSafe = "FI_EFA_FORK_SAFE";
+
+// spank_trn's decisions, for trn-run, job scripts and users.
+inline constexpr std::string_view kTrnInstanceType = "TRN_INSTANCE_TYPE";
+inline constexpr std::string_view kTrnCacheShared = "TRN_CACHE_SHARED";
+inline constexpr std::string_view kTrnCpus = "TRN_CPUS";
+inline constexpr std::string_view kTrnEfaDevices = "TRN_EFA_DEVICES";
+
+// Set by trn-run for every step it starts, so that the workers import the installed trainer.
+inline constexpr std::string_view kPythonPath = "PYTHONPATH";
+
+}  // namespace trn::env

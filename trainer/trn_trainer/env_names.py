@@ -1,0 +1,43 @@
+"""The environment variables spank_trn, trn-run and the trainer hand to one another.
+
+Each name is spelt here once, as in core/include/trn/common/env_names.hpp;
+docs/architecture.md#environment says who sets and who reads each, and
+tests/env_names/check_env_names.py keeps the three alike.
+"""
+
+# Rank, world and rendezvous of torch.distributed workers (set by spank_trn for every task).
+RANK = "RANK"
+WORLD_SIZE = "WORLD_SIZE"
+LOCAL_RANK = "LOCAL_RANK"
+LOCAL_WORLD_SIZE = "LOCAL_WORLD_SIZE"
+NODE_RANK = "NODE_RANK"
+MASTER_ADDR = "MASTER_ADDR"
+MASTER_PORT = "MASTER_PORT"
+
+# torchrun's own options, read when missing from its command line (one task per node).
+PET_NNODES = "PET_NNODES"
+PET_NODE_RANK = "PET_NODE_RANK"
+PET_NPROC_PER_NODE = "PET_NPROC_PER_NODE"
+PET_MASTER_ADDR = "PET_MASTER_ADDR"
+PET_MASTER_PORT = "PET_MASTER_PORT"
+
+# Neuron runtime and compiler (docs/hardware.md#neuron-runtime-env).
+NEURON_RT_VISIBLE_CORES = "NEURON_RT_VISIBLE_CORES"
+NEURON_RT_ROOT_COMM_ID = "NEURON_RT_ROOT_COMM_ID"
+NEURON_LOGICAL_NC_CONFIG = "NEURON_LOGICAL_NC_CONFIG"
+NEURON_COMPILE_CACHE_URL = "NEURON_COMPILE_CACHE_URL"
+NEURON_CC_FLAGS = "NEURON_CC_FLAGS"
+
+# libfabric's EFA provider (docs/hardware.md#efa).
+FI_PROVIDER = "FI_PROVIDER"
+FI_EFA_USE_DEVICE_RDMA = "FI_EFA_USE_DEVICE_RDMA"
+FI_EFA_FORK_SAFE = "FI_EFA_FORK_SAFE"
+
+# spank_trn's decisions, for trn-run, job scripts and users.
+TRN_INSTANCE_TYPE = "TRN_INSTANCE_TYPE"
+TRN_CACHE_SHARED = "TRN_CACHE_SHARED"
+TRN_CPUS = "TRN_CPUS"
+TRN_EFA_DEVICES = "TRN_EFA_DEVICES"
+
+# Set by trn-run for every step it starts, so that the workers import the installed trainer.
+PYTHONPATH = "PYTHONPATH"
