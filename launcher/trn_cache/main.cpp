@@ -25,6 +25,7 @@
 #include "trn/cache/summary.hpp"
 #include "trn/cache/transfer.hpp"
 #include "trn/cache/units.hpp"
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 
 namespace po = boost::program_options;
@@ -69,8 +70,8 @@ std::optional<std::string> environment(const char* name) {
 }
 
 std::filesystem::path local_root() {
-  return cache::compiler_cache_root(environment("NEURON_CC_FLAGS"),
-                                    environment("NEURON_COMPILE_CACHE_URL"));
+  return cache::compiler_cache_root(environment(trn::env::kNeuronCcFlags.data()),
+                                    environment(trn::env::kNeuronCompileCacheUrl.data()));
 }
 
 std::filesystem::path root_option(const po::variables_map& options, const char* name) {

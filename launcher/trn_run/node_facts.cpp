@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "process.hpp"
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/topology/discover.hpp"
@@ -26,12 +27,12 @@ NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
   facts.instance_type = topology.instance_type;
   facts.neuron_devices = static_cast<std::int64_t>(topology.devices.size());
   facts.cpus = static_cast<std::int64_t>(topology.cpus.size());
-  facts.plugin_active = std::getenv("TRN_INSTANCE_TYPE") != nullptr;
+  facts.plugin_active = std::getenv(env::kTrnInstanceType.data()) != nullptr;
   if (const char* node_id = std::getenv("SLURM_NODEID")) facts.node_id = std::atoll(node_id);
-  if (const char* shared = std::getenv("TRN_CACHE_SHARED")) facts.cache_shared = shared;
+  if (const char* shared = std::getenv(env::kTrnCacheShared.data())) facts.cache_shared = shared;
   if (!topology.devices.empty()) {
     placement::PlacementRequest request;
-    if (const char* lnc = std::getenv("NEURON_LOGICAL_NC_CONFIG")) request.lnc_env = lnc;
+    if (const char* lnc = std::getenv(env::kNeuronLogicalNcConfig.data())) request.lnc_env = lnc;
     const auto whole_node = placement::place_step(topology, request);
     if (whole_node.has_neuron_cores()) {
       facts.neuron_cores = static_cast<std::int64_t>(whole_node.tasks.front().neuron_cores.size());

@@ -14,6 +14,7 @@
 #include "node_facts.hpp"
 #include "process.hpp"
 #include "train_phase.hpp"
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/command_template.hpp"
@@ -130,10 +131,11 @@ std::map<std::string, std::string> step_environment(const plan::Plan& plan,
                                                     const InstallLayout& layout) {
   auto env = plan.env;
   auto python_path = layout.trainer_dir.string();
-  if (const auto existing = env_var("PYTHONPATH"); existing && !existing->empty()) {
+  if (const auto existing = env_var(std::string(env::kPythonPath));
+      existing && !existing->empty()) {
     python_path += ":" + *existing;
   }
-  env.emplace("PYTHONPATH", python_path);
+  env.emplace(trn::env::kPythonPath, python_path);
   return env;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/hostlist.hpp"
 
@@ -93,7 +94,7 @@ Options parse_options(int argc, char** argv) {
   }
   r.bind = placement::parse_bind_mode(bind, "--bind");
   if (vm.count("lnc")) r.lnc = lnc;
-  if (const char* env_lnc = std::getenv("NEURON_LOGICAL_NC_CONFIG")) r.lnc_env = env_lnc;
+  if (const char* env_lnc = std::getenv(env::kNeuronLogicalNcConfig.data())) r.lnc_env = env_lnc;
   if (vm.count("cpus")) r.allowed_cpus = IdList::parse(cpus, "--cpus");
   if (vm.count("cores")) r.allowed_cores = IdList::parse(cores, "--cores");
   if (vm.count("devices")) r.allowed_devices = IdList::parse(devices, "--devices");

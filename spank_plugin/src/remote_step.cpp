@@ -11,6 +11,7 @@
 #include "slurm_step.hpp"
 #include "spank_host.hpp"
 #include "task_binding.hpp"
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/taskenv/task_environment.hpp"
@@ -89,7 +90,7 @@ void resolve_rendezvous(StepState& step, const Host& host) {
     return;
   }
   // Only NEURON_RT_ROOT_COMM_ID must be an address; a user's MASTER_ADDR replaces the host.
-  if (step.env.root_comm_port.empty() || host.getenv("MASTER_ADDR")) return;
+  if (step.env.root_comm_port.empty() || host.getenv(std::string(env::kMasterAddr))) return;
   throw Error("cannot resolve " + step.slurm.facts.first_host +
               ", the step's first node, to an IPv4 address (" + why +
               "): NEURON_RT_ROOT_COMM_ID needs it; add the node to DNS or /etc/hosts, or set "
@@ -157,7 +158,7 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
   request.cores_per_task = options.cores_per_task;
   request.bind = options.bind.value_or(config.bind);
   request.lnc = options.lnc;
-  request.lnc_env = host.getenv("NEURON_LOGICAL_NC_CONFIG");
+  request.lnc_env = host.getenv(std::string(env::kNeuronLogicalNcConfig));
   if (config.use_alloc_cores) request.allowed_cores = step->slurm.alloc_cores;
   // GPU GRES on a node without Neuron devices are someone else's GPUs (a CUDA node).
   if (!step->topology.devices.empty()) request.allowed_devices = step->slurm.devices;

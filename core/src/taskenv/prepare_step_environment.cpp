@@ -1,5 +1,6 @@
 #include <string>
 
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 #include "trn/taskenv/task_environment.hpp"
 #include "trn/topology/kernel_release.hpp"
@@ -9,12 +10,12 @@ namespace {
 
 using Entry = StepEnvironment::Entry;
 
-Entry user_wins(std::string name, std::string value) {
-  return {{std::move(name), std::move(value)}, true};
+Entry user_wins(std::string_view name, std::string value) {
+  return {{std::string(name), std::move(value)}, true};
 }
 
-Entry decision(std::string name, std::string value) {
-  return {{std::move(name), std::move(value)}, false};
+Entry decision(std::string_view name, std::string value) {
+  return {{std::string(name), std::move(value)}, false};
 }
 
 void check_facts(const placement::StepPlacement& placement, const StepFacts& facts) {
@@ -67,11 +68,11 @@ StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
   }
   auto& common = step.common;
   if (options.efa != EfaMode::kOff && has_efa) {
-    common.push_back(user_wins("FI_PROVIDER", "efa"));
-    common.push_back(user_wins("FI_EFA_USE_DEVICE_RDMA", "1"));
+    common.push_back(user_wins(env::kFiProvider, "efa"));
+    common.push_back(user_wins(env::kFiEfaUseDeviceRdma, "1"));
     const auto kernel = topology::parse_kernel_release(topology.kernel_release, "kernel release");
     if (topology::efa_needs_fork_safe(kernel)) {
-      common.push_back(user_wins("FI_EFA_FORK_SAFE", "1"));
+      common.push_back(user_wins(env::kFiEfaForkSafe, "1"));
       step.notes.push_back("kernel " + topology.kernel_release +
                            " is older than 5.15: FI_EFA_FORK_SAFE=1");
     }
@@ -79,39 +80,39 @@ StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
     step.notes.push_back("EFA devices " + efa_names(topology) + " left unused (efa=off)");
   }
   if (neuron && topology.is_trainium2()) {
-    common.push_back(user_wins("NEURON_LOGICAL_NC_CONFIG", std::to_string(placement.lnc)));
+    common.push_back(user_wins(env::kNeuronLogicalNcConfig, std::to_string(placement.lnc)));
   }
-  common.push_back(user_wins("MASTER_ADDR", facts.first_host));
-  common.push_back(user_wins("MASTER_PORT", std::to_string(step.ports.master_port)));
+  common.push_back(user_wins(env::kMasterAddr, facts.first_host));
+  common.push_back(user_wins(env::kMasterPort, std::to_string(step.ports.master_port)));
   // Every task is a torch.distributed worker as it stands. With one task per node it may
   // instead be torchrun, which reads PET_* and sets RANK/WORLD_SIZE for the workers it starts.
-  common.push_back(user_wins("WORLD_SIZE", std::to_string(facts.total_task_count)));
-  common.push_back(user_wins("LOCAL_WORLD_SIZE", std::to_string(facts.local_task_count)));
-  common.push_back(user_wins("NODE_RANK", std::to_string(facts.node_id)));
+  common.push_back(user_wins(env::kWorldSize, std::to_string(facts.total_task_count)));
+  common.push_back(user_wins(env::kLocalWorldSize, std::to_string(facts.local_task_count)));
+  common.push_back(user_wins(env::kNodeRank, std::to_string(facts.node_id)));
   if (step.one_task_per_node) {
-    common.push_back(user_wins("PET_NNODES", std::to_string(facts.nnodes)));
-    common.push_back(user_wins("PET_NODE_RANK", std::to_string(facts.node_id)));
-    common.push_back(user_wins("PET_MASTER_PORT", std::to_string(step.ports.master_port)));
+    common.push_back(user_wins(env::kPetNnodes, std::to_string(facts.nnodes)));
+    common.push_back(user_wins(env::kPetNodeRank, std::to_string(facts.node_id)));
+    common.push_back(user_wins(env::kPetMasterPort, std::to_string(step.ports.master_port)));
   }
-  if (options.shared_cache) common.push_back(decision("TRN_CACHE_SHARED", *options.shared_cache));
-  common.push_back(decision("TRN_INSTANCE_TYPE",
+  if (options.shared_cache) common.push_back(decision(env::kTrnCacheShared, *options.shared_cache));
+  common.push_back(decision(env::kTrnInstanceType,
                             topology.instance_type.empty() ? "unknown" : topology.instance_type));
 
   step.per_task.resize(placement.tasks.size());
   for (std::size_t i = 0; i < placement.tasks.size(); ++i) {
     const auto& task = placement.tasks[i];
     auto& entries = step.per_task[i];
-    if (neuron) entries.push_back(user_wins("NEURON_RT_VISIBLE_CORES", task.visible_cores));
+    if (neuron) entries.push_back(user_wins(env::kNeuronRtVisibleCores, task.visible_cores));
     if (step.one_task_per_node) {
       const auto workers = task.neuron_cores.empty() ? 1 : task.neuron_cores.size();
-      entries.push_back(user_wins("PET_NPROC_PER_NODE", std::to_string(workers)));
+      entries.push_back(user_wins(env::kPetNprocPerNode, std::to_string(workers)));
     }
-    entries.push_back(decision("TRN_CPUS", task.cpu_list));
+    entries.push_back(decision(env::kTrnCpus, task.cpu_list));
     std::string efa;
     if (options.efa != EfaMode::kOff) {
       for (const auto& name : task.efa_devices) efa += (efa.empty() ? "" : ",") + name;
     }
-    if (!efa.empty()) entries.push_back(decision("TRN_EFA_DEVICES", efa));
+    if (!efa.empty()) entries.push_back(decision(env::kTrnEfaDevices, efa));
   }
   return step;
 }

@@ -1,5 +1,6 @@
 #include "trn/taskenv/task_environment.hpp"
 
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 #include "trn/taskenv/compile_cache.hpp"
 
@@ -23,7 +24,7 @@ class Builder {
     if (user_wins) {
       if (const auto value = user(var.name)) {
         out.kept.push_back(var.name);
-        if (*value != var.value && var.name == "NEURON_RT_VISIBLE_CORES") {
+        if (*value != var.value && var.name == env::kNeuronRtVisibleCores) {
           out.warnings.push_back("NEURON_RT_VISIBLE_CORES=" + *value +
                                  " from the environment kept (trn-slurm placed this task on " +
                                  var.value + ")");
@@ -48,13 +49,13 @@ TaskEnvironment task_environment(const StepEnvironment& step, const TaskIds& tas
   Builder b(step, existing);
   for (const auto& entry : step.common) b.add(entry);
   // Everything that names the rendezvous node follows a MASTER_ADDR the user set.
-  const std::string host = b.user("MASTER_ADDR").value_or(step.rendezvous_host);
+  const std::string host = b.user(std::string(env::kMasterAddr)).value_or(step.rendezvous_host);
   if (!step.root_comm_port.empty()) {
-    b.add({"NEURON_RT_ROOT_COMM_ID", host + ":" + step.root_comm_port}, true);
+    b.add({std::string(env::kNeuronRtRootCommId), host + ":" + step.root_comm_port}, true);
   }
-  b.add({"RANK", std::to_string(task.global_id)}, true);
-  b.add({"LOCAL_RANK", std::to_string(task.local_id)}, true);
-  if (step.one_task_per_node) b.add({"PET_MASTER_ADDR", host}, true);
+  b.add({std::string(env::kRank), std::to_string(task.global_id)}, true);
+  b.add({std::string(env::kLocalRank), std::to_string(task.local_id)}, true);
+  if (step.one_task_per_node) b.add({std::string(env::kPetMasterAddr), host}, true);
   if (task.local_id >= step.per_task.size()) {
     throw Error("task " + std::to_string(task.local_id) + " is not one of the " +
                 std::to_string(step.per_task.size()) +
@@ -63,14 +64,14 @@ TaskEnvironment task_environment(const StepEnvironment& step, const TaskIds& tas
   for (const auto& entry : step.per_task[task.local_id]) b.add(entry);
   if (step.compile_cache) {
     // Checked even when overriding: trn-slurm never edits NEURON_CC_FLAGS.
-    const auto flags = existing("NEURON_CC_FLAGS");
+    const auto flags = existing(std::string(env::kNeuronCcFlags));
     const auto cache_dir = flags ? cache_dir_in_flags(*flags) : std::nullopt;
     if (cache_dir) {
       b.out.warnings.push_back("NEURON_CC_FLAGS sets --cache_dir=" + *cache_dir +
                                ", which takes precedence over the compile cache " +
                                *step.compile_cache + ": left as it is");
     } else {
-      b.add({"NEURON_COMPILE_CACHE_URL", *step.compile_cache}, true);
+      b.add({std::string(env::kNeuronCompileCacheUrl), *step.compile_cache}, true);
     }
   }
   return std::move(b.out);

@@ -5,6 +5,7 @@
 // The environment variables spank_trn, trn-run and the trainer hand to one another: each name is
 // spelt here once (and in trainer/trn_trainer/env_names.py). docs/architecture.md#environment
 // says who sets and who reads each; tests/env_names/check_env_names.py keeps the three alike.
+// Each view points at a string literal, so data() is a NUL-terminated name for getenv().
 namespace trn::env {
 
 // Rank, world and rendezvous of torch.distributed workers (set by spank_trn for every task).
