@@ -3,6 +3,7 @@
 import dataclasses
 import os
 
+from .env_names import LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
 from .errors import EnvironmentSetupError
 
 
@@ -38,26 +39,26 @@ def _int(env, name):
 def read_dist_env(env=None):
     """None of the variables set: a single process. Otherwise they must be complete."""
     env = os.environ if env is None else env
-    names = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+    names = (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT)
     present = [n for n in names if n in env]
-    if not present or ("RANK" not in env and "WORLD_SIZE" not in env):
+    if not present or (RANK not in env and WORLD_SIZE not in env):
         return DistEnv()
-    missing = [n for n in ("RANK", "WORLD_SIZE") if n not in env]
+    missing = [n for n in (RANK, WORLD_SIZE) if n not in env]
     if missing:
         raise EnvironmentSetupError(
             f"environment sets {', '.join(present)} but not {', '.join(missing)}; "
             "set all of RANK, WORLD_SIZE (and MASTER_ADDR, MASTER_PORT when WORLD_SIZE > 1) "
             "or none of them for a single process"
         )
-    rank, world = _int(env, "RANK"), _int(env, "WORLD_SIZE")
+    rank, world = _int(env, RANK), _int(env, WORLD_SIZE)
     if world < 1 or not 0 <= rank < world:
         raise EnvironmentSetupError(
             f"RANK={rank} WORLD_SIZE={world}: need WORLD_SIZE >= 1 and 0 <= RANK < WORLD_SIZE"
         )
-    local_world = _int(env, "LOCAL_WORLD_SIZE") if "LOCAL_WORLD_SIZE" in env else 1
-    local_rank = _int(env, "LOCAL_RANK") if "LOCAL_RANK" in env else rank % max(local_world, 1)
+    local_world = _int(env, LOCAL_WORLD_SIZE) if LOCAL_WORLD_SIZE in env else 1
+    local_rank = _int(env, LOCAL_RANK) if LOCAL_RANK in env else rank % max(local_world, 1)
     if world > 1:
-        missing = [n for n in ("MASTER_ADDR", "MASTER_PORT") if not env.get(n)]
+        missing = [n for n in (MASTER_ADDR, MASTER_PORT) if not env.get(n)]
         if missing:
             raise EnvironmentSetupError(
                 f"WORLD_SIZE={world} but {', '.join(missing)} not set; set the address and port "
@@ -68,6 +69,6 @@ def read_dist_env(env=None):
         world_size=world,
         local_rank=local_rank,
         local_world_size=local_world,
-        master_addr=env.get("MASTER_ADDR", ""),
-        master_port=_int(env, "MASTER_PORT") if env.get("MASTER_PORT") else 0,
+        master_addr=env.get(MASTER_ADDR, ""),
+        master_port=_int(env, MASTER_PORT) if env.get(MASTER_PORT) else 0,
     )
