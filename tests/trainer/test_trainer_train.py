@@ -67,12 +67,15 @@ def test_plot_command(reference_run, tmp_path):
     assert run_cli(["plot", str(tmp_path / "none.jsonl"), "-o", str(png)]).returncode == 3
 
 
-def test_extract_graphs_only_runs_five_steps_and_writes_nothing(corpus_dir, tmp_path, monkeypatch, capsys):
+def test_extract_graphs_only_runs_the_steps_it_is_told_and_writes_nothing(
+        corpus_dir, tmp_path, monkeypatch, capsys):
+    """The compile phase passes the profile's compile_steps as --steps; the trainer adds no cap."""
     monkeypatch.setenv("NEURON_EXTRACT_GRAPHS_ONLY", "1")
     out = tmp_path / "compile"
-    assert main(pretrain_args(corpus_dir, str(out), "--checkpoint-every", "1", steps=50)) == 0
+    assert main(pretrain_args(corpus_dir, str(out), "--checkpoint-every", "1", steps=7)) == 0
     stdout = capsys.readouterr().out
-    assert len([line for line in stdout.splitlines() if line.startswith("step ")]) == 5
+    assert [line.split()[1] for line in stdout.splitlines() if line.startswith("step ")] == \
+        [f"{step}/7" for step in range(1, 8)]
     assert not out.exists()
 
 

@@ -18,8 +18,6 @@ from .run_report import parameters_record, write_report
 from .step_log import StepLog
 from .training_run import TrainingRun
 
-EXTRACT_GRAPH_STEPS = 5  # what the Neuron reference runs under neuron_parallel_compile
-
 
 class Trainer:
     def __init__(self, args):
@@ -38,9 +36,9 @@ class Trainer:
     def setup(self):
         args, inputs = self.args, self.inputs
         self.run_state = TrainingRun(args, inputs, self.env, self.say)
+        # Under NEURON_EXTRACT_GRAPHS_ONLY too: the compile phase's --steps is the profile's
+        # compile_steps, the one owner of how many steps produce every graph.
         self.last_step = args.steps
-        if self.extract_only:
-            self.last_step = min(args.steps, self.run_state.step + EXTRACT_GRAPH_STEPS)
         self.flops_per_seq = flops_per_sequence(inputs.config, inputs.shards.seq_len)
         if args.peak_tflops:
             self.peak_flops, self.peak_note = args.peak_tflops * 1e12, f"--peak-tflops {args.peak_tflops}"
