@@ -15,9 +15,11 @@ chmod 0777 "$work"
 cluster() { scripts/cluster --name "$name" "$@"; }
 trap 'cluster down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 slurm() { cluster exec env PATH="$build/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"; }
+source tests/integration/wait_until.sh
 job_field() { slurm scontrol show job -o "$1" | grep -o " $2=[^ ]*" | cut -d= -f2; }
+job_ended() { ! [[ $(job_field "$1" JobState) =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; }
 wait_done() {
-  while [[ $(job_field "$1" JobState) =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done
+  wait_until 900 "job $1 ended" job_ended "$1"
   [[ $(job_field "$1" JobState) == COMPLETED ]] || { cat "$work/trn-run-$1.out" >&2; echo "job $1 failed" >&2; exit 1; }
 }
 field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
@@ -40,16 +42,21 @@ overhead=$(printf '%s\n' "${overheads[@]}" | sort -g | sed -n 2p)
 
 job=$(slurm sbatch --parsable --exclusive --nodes=2 -D "$work" trn-run "${args[@]}" --steps 40 --set checkpoint_every=5)
 run=$work/runs/bert_tiny-$job
-until [[ -f $run/ckpt_10.pt ]]; do sleep 0.1; done
+wait_until 600 "checkpoint $run/ckpt_10.pt" test -f "$run/ckpt_10.pt"
 victim=$(slurm scontrol show hostnames "$(job_field "$job" NodeList)" | tail -n 1)
 cluster kill-node "$victim"
 killed=$(date +%s.%N)
-until [[ $(job_field "$job" Restarts) -ge 1 ]]; do sleep 0.2; done
+restarted_once() { [[ $(job_field "$job" Restarts) -ge 1 ]]; }
+wait_until 120 "job $job requeued after losing $victim" restarted_once
 requeued=$(date +%s.%N)
-until [[ $(job_field "$job" JobState) == RUNNING ]]; do sleep 0.2; done
+running() { [[ $(job_field "$job" JobState) == RUNNING ]]; }
+wait_until 300 "requeued job $job running again" running
 restarted=$(date +%s.%N)
 # The first resumed step: a metrics row written by the restarted run.
-until /usr/bin/python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if sum(1 for r in rows if r.get('first_of_run')) >= 2 else 1)" "$run/metrics.jsonl" 2>/dev/null; do sleep 0.1; done
+second_run_logged() {
+  /usr/bin/python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if sum(1 for r in rows if r.get('first_of_run')) >= 2 else 1)" "$run/metrics.jsonl" 2>/dev/null
+}
+wait_until 600 "a step of the resumed run in $run/metrics.jsonl" second_run_logged
 resumed=$(date +%s.%N)
 # Steps lost: the first run's last logged step minus the checkpoint the second run resumed from.
 steps_lost=$(/usr/bin/python3 - "$run/metrics.jsonl" <<'PY'

@@ -14,7 +14,8 @@
 #
 # Test mode (--test-root DIR or TRN_INSTALL_TEST_ROOT=DIR) skips everything that needs an AWS
 # node (packages, EFA, Neuron, daemons, downloads) and writes all files under DIR, with paths
-# inside them pointing under DIR, so the resulting plugstack setup works on any machine.
+# inside them pointing under DIR, so the resulting plugstack setup works on any machine. The
+# head node's build is not skipped: without --plugin it builds against DIR/opt/slurm's headers.
 # Log: /var/log/trn-slurm-install.log (DIR/var/log/... in test mode). Exit status: 0 done,
 # non-zero with an ERROR line naming the problem otherwise.
 set -Eeuo pipefail
@@ -116,8 +117,6 @@ setup_head_node() {
   fi
   if [[ -n $plugin ]]; then
     trn_install_prebuilt_plugin "$plugin" "$slurm_root"
-  elif trn_test_mode; then
-    trn_die "test mode does not build trn-slurm: pass --plugin FILE (a built spank_trn.so)"
   else
     trn_build_and_install "$source_dir" "$slurm_root"
   fi

@@ -6,6 +6,12 @@ slurm() { cluster exec "$@"; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [[ $1 == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
+# expect_near GOT WANT TOLERANCE WHAT: numbers (losses) equal to within TOLERANCE, never exactly.
+expect_near() {
+  /usr/bin/python3 -c 'import sys; sys.exit(abs(float(sys.argv[1]) - float(sys.argv[2])) > float(sys.argv[3]))' \
+    "$1" "$2" "$3" || fail "$4: expected $2 (within $3), got $1"
+}
+source "$(dirname "${BASH_SOURCE[0]}")/wait_until.sh"
 
 # on_exit CMD: runs CMD when the test exits, however it exits (last registered runs first).
 exit_hooks=()
@@ -56,16 +62,22 @@ sbatch_and_wait() {
   echo "$job"
 }
 
-# Prints a job's final state once it has ended, whatever it is.
+# How long a test waits for one of its jobs to end: under the longest CTest TIMEOUT (600 s), so
+# a job that never ends fails with its state rather than a bare timeout.
+readonly job_deadline_s=540
+
+# Prints a job's final state once it has ended, whatever it is; fails when it has not ended
+# within job_deadline_s.
 job_end_state() {
-  local state
-  while :; do
+  local state deadline=$((SECONDS + job_deadline_s))
+  while ((SECONDS < deadline)); do
     state=$(slurm scontrol show job -o "$1" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
     case $state in
       PENDING | RUNNING | CONFIGURING | COMPLETING | REQUEUED) sleep 0.2 ;;
       *) echo "$state"; return ;;
     esac
   done
+  fail "job $1 still $state after ${job_deadline_s}s"
 }
 
 # Waits for a job to end; fails unless it COMPLETED. Prints the job id.

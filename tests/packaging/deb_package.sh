@@ -142,7 +142,11 @@ data=$TRN_BUILD_DIR/tests/integration/data
 [[ -f $data/vocab.txt ]] || fail "no training data in $data (the trainer_data fixture prepares it)"
 job=$(slurm sbatch --parsable --nodes=1 -D "$scratch" -o "$scratch/job-%j.out" \
   --wrap "exec '$prefix/bin/trn-launcher' run bert_tiny --data '$data' --output-root '$scratch/runs' --steps 2")
-while [[ $(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*') =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do sleep 0.2; done
+deadline=$((SECONDS + 300))
+while [[ $(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*') =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do
+  ((SECONDS < deadline)) || fail "trn-run job $job from the package did not end within 300s"
+  sleep 0.2
+done
 state=$(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
 [[ $state == COMPLETED ]] || { cat "$scratch/job-$job.out"; fail "trn-run from the package ended $state"; }
 run=$scratch/runs/bert_tiny-$job

@@ -29,7 +29,8 @@ def test_shards_have_the_nvidia_keys_shapes_and_dtypes(corpus_dir):
             assert dtypes[key] == np.dtype(dtype), (name, key)
         n = arrays["input_ids"].shape[0]
         assert n > 0
-        assert arrays["input_ids"].shape == arrays["input_mask"].shape == arrays["segment_ids"].shape == (n, 128)
+        shapes = {arrays[key].shape for key in ("input_ids", "input_mask", "segment_ids")}
+        assert shapes == {(n, 128)}
         assert arrays["masked_lm_positions"].shape == arrays["masked_lm_ids"].shape == (n, 20)
         assert arrays["next_sentence_labels"].shape == (n,)
 
@@ -50,7 +51,7 @@ def test_sequences_are_well_formed_and_masking_rates_hold(corpus_dir):
         assert (ids[i, length:] == pad).all()
         assert (ids[i, :length] == sep).sum() == 2 and ids[i, length - 1] == sep
         first_sep = int(np.argmax(ids[i] == sep))
-        assert (seg[i, : first_sep + 1] == 0).all() and (seg[i, first_sep + 1 : length] == 1).all()
+        assert (seg[i, :first_sep + 1] == 0).all() and (seg[i, first_sep + 1:length] == 1).all()
         valid = pos[i] != 0
         k = int(valid.sum())
         assert valid[:k].all() and not valid[k:].any(), "padding only at the end"

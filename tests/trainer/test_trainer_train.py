@@ -32,7 +32,7 @@ def test_outputs_metrics_results_and_plot(corpus_dir, tmp_path, capsys):
     assert main(args) == 0
     stdout = capsys.readouterr().out
     assert "info: TensorBoard" in stdout or os.path.isdir(os.path.join(out, "tensorboard"))
-    lines = [l for l in stdout.splitlines() if l.startswith("step ")]
+    lines = [line for line in stdout.splitlines() if line.startswith("step ")]
     assert len(lines) == 3 and "step 3/3" in lines[-1]
     for part in ("loss", "lr", "seq/s", "ETA"):
         assert part in lines[-1]
@@ -67,22 +67,27 @@ def test_plot_command(reference_run, tmp_path):
     assert run_cli(["plot", str(tmp_path / "none.jsonl"), "-o", str(png)]).returncode == 3
 
 
-def test_extract_graphs_only_runs_five_steps_and_writes_nothing(corpus_dir, tmp_path, monkeypatch, capsys):
+def test_extract_graphs_only_runs_the_steps_it_is_told_and_writes_nothing(
+        corpus_dir, tmp_path, monkeypatch, capsys):
+    """The compile phase passes the profile's compile_steps as --steps; the trainer adds no cap."""
     monkeypatch.setenv("NEURON_EXTRACT_GRAPHS_ONLY", "1")
     out = tmp_path / "compile"
-    assert main(pretrain_args(corpus_dir, str(out), "--checkpoint-every", "1", steps=50)) == 0
+    assert main(pretrain_args(corpus_dir, str(out), "--checkpoint-every", "1", steps=7)) == 0
     stdout = capsys.readouterr().out
-    assert len([l for l in stdout.splitlines() if l.startswith("step ")]) == 5
+    assert [line.split()[1] for line in stdout.splitlines() if line.startswith("step ")] == \
+        [f"{step}/7" for step in range(1, 8)]
     assert not out.exists()
 
 
 def test_kill_and_resume_gives_the_same_losses(corpus_dir, reference_run, tmp_path, capsys):
     out = str(tmp_path / "killed")
-    cmd = [PYTHON, "-m", "die_after_step"] + pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)
+    cmd = [PYTHON, "-m", "die_after_step"] + pretrain_args(corpus_dir, out, "--checkpoint-every", "2",
+                                                           steps=8)
     killed = subprocess.run(cmd, env=child_env(TRN_DIE_AFTER_STEP="5"), capture_output=True, text=True,
                             timeout=300)
     assert killed.returncode == -9, killed.stderr
-    assert sorted(n for n in os.listdir(out) if n != "tensorboard") == ["ckpt_2.pt", "ckpt_4.pt", "metrics.jsonl"]
+    assert sorted(n for n in os.listdir(out) if n != "tensorboard") == ["ckpt_2.pt", "ckpt_4.pt",
+                                                                        "metrics.jsonl"]
     assert len(read_metrics(out)) == 5
     assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
     assert "resumed from" in capsys.readouterr().out
@@ -97,7 +102,8 @@ def test_kill_and_resume_gives_the_same_losses(corpus_dir, reference_run, tmp_pa
 def test_truncated_newest_checkpoint_falls_back_to_the_previous(corpus_dir, reference_run, tmp_path, capsys):
     out = str(tmp_path / "truncated")
     shutil.copytree(reference_run, out)
-    assert sorted(n for n in os.listdir(out) if n.startswith("ckpt_")) == ["ckpt_4.pt", "ckpt_6.pt", "ckpt_8.pt"]
+    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_"))
+    assert checkpoints == ["ckpt_4.pt", "ckpt_6.pt", "ckpt_8.pt"]
     newest = os.path.join(out, "ckpt_8.pt")
     size = os.path.getsize(newest)
     with open(newest, "r+b") as f:
@@ -106,7 +112,7 @@ def test_truncated_newest_checkpoint_falls_back_to_the_previous(corpus_dir, refe
     stdout = capsys.readouterr().out
     assert "warning: skipping checkpoint" in stdout and "ckpt_8.pt" in stdout
     assert "resumed from " + os.path.join(out, "ckpt_6.pt") in stdout
-    assert [l.split()[1] for l in stdout.splitlines() if l.startswith("step ")] == ["7/8", "8/8"]
+    assert [line.split()[1] for line in stdout.splitlines() if line.startswith("step ")] == ["7/8", "8/8"]
     assert max(abs(a - b) for a, b in zip(_losses(out), _losses(reference_run))) < 1e-6
     assert torch.load(newest)["step"] == 8  # rewritten whole
 
@@ -133,7 +139,7 @@ def finished_output(reference_run, tmp_path):
 def _expect_error(args, code, *needles):
     result = run_cli(args)
     assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
-    errors = [l for l in result.stderr.splitlines() if l.startswith("trn_trainer: error:")]
+    errors = [line for line in result.stderr.splitlines() if line.startswith("trn_trainer: error:")]
     assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
     for needle in needles:
         assert needle in errors[0], errors[0]

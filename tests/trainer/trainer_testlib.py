@@ -43,7 +43,6 @@ def read_metrics(output_dir):
         return [json.loads(line) for line in f if line.strip()]
 
 
-
 def pretrain_args(data, output, *extra, steps=4, micro=2, global_batch=8):
     return ["pretrain", "--data", data, "--output", output, "--model", "tiny", "--micro-batch",
             str(micro), "--global-batch", str(global_batch), "--steps", str(steps), "--log-every", "1",

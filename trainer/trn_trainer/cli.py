@@ -18,14 +18,16 @@ def _pretrain_parser(sub):
                    help="sequences per optimizer step over all processes (default: micro-batch x world)")
     p.add_argument("--steps", type=int, required=True, help="total optimizer steps")
     p.add_argument("--optimizer", choices=("adamw", "lamb"), default="adamw")
-    p.add_argument("--lr", type=float, default=None, help="peak learning rate (default 4e-4 adamw, 6e-3 lamb)")
+    p.add_argument("--lr", type=float, default=None,
+                   help="peak learning rate (default 4e-4 adamw, 6e-3 lamb)")
     p.add_argument("--seed", type=int, default=12345, help="model init, sample order and dropout")
     p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--checkpoint-every", type=int, default=0,
                    help="steps between checkpoints (0: only at the end)")
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
     p.add_argument("--warmup", type=float, default=2000 / 28125,
-                   help="warm-up steps, or a fraction of --steps when below 1 (default: the reference's 2000/28125)")
+                   help="warm-up steps, or a fraction of --steps when below 1 "
+                        "(default: the reference's 2000/28125)")
     p.add_argument("--schedule", choices=("linear", "poly"), default="linear", help="decay after warm-up")
     p.add_argument("--poly-power", type=float, default=0.5, help="exponent of --schedule poly")
     p.add_argument("--weight-decay", type=float, default=0.01)

@@ -42,13 +42,3 @@ class HfBertForPreTraining(torch.nn.Module):
         index = masked_lm_positions.unsqueeze(-1).expand(-1, -1, hidden.shape[-1])
         masked_hidden = torch.gather(hidden, 1, index)
         return self.hf.cls.predictions(masked_hidden), self.hf.cls.seq_relationship(pooled)
-
-
-def build_model(cfg, impl, dropout_mode):
-    if impl == "native":
-        from .model import BertForPreTraining
-
-        return BertForPreTraining(cfg, dropout_mode)
-    if impl == "hf":
-        return HfBertForPreTraining(cfg)
-    raise UsageError(f"--model-impl {impl!r}: choose native or hf")

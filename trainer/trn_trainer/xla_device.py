@@ -5,7 +5,8 @@ import os
 import torch
 import torch.distributed as dist
 
-from .devices import PEAK_BF16_FLOPS, Device
+from .device_base import Device
+from .peak_flops import PEAK_BF16_FLOPS
 
 
 def _neuron_arch():

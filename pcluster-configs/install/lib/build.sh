@@ -32,7 +32,7 @@ trn_build_and_install() {
   fi
   [[ -f $slurm_root/include/slurm/spank.h ]] ||
     trn_die "$slurm_root/include/slurm/spank.h not found: is $slurm_root the cluster's Slurm? (pass --slurm-root)"
-  local build=/opt/trn-slurm/build
+  local build=${TRN_INSTALL_TEST_ROOT:-}/opt/trn-slurm/build  # test mode: under the test root
   rm -rf "$build"
   trn_log "building trn-slurm from $source against $slurm_root"
   cmake -S "$source" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \

@@ -46,8 +46,9 @@ done
 own up 2
 crashed=$(cat "$run_root/$name"/pids/*.pid)
 kill -KILL $crashed
+gone_or_zombie() { [[ ! -d /proc/$1 || $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) == Z ]]; }
 for pid in $crashed; do
-  while [[ -d /proc/$pid && $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) != Z ]]; do sleep 0.05; done
+  wait_until 10 "killed daemon $pid gone" gone_or_zombie "$pid"
 done
 out=$(own up 2 2>&1)
 grep -q "cleaning a stale instance" <<<"$out" || fail "up did not report cleaning the stale instance: $out"

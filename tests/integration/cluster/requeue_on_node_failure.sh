@@ -7,7 +7,8 @@ dir=$scratch
 job=$(slurm sbatch --parsable --requeue -N 2 -o "$dir/out-%j" \
   --wrap 'echo "run ${SLURM_RESTART_COUNT:-0}"; [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ] || sleep 300')
 job_field() { slurm scontrol show job -o "$job" | grep -o " $1=[^ ]*" | cut -d= -f2; }
-until [[ $(job_field JobState) == RUNNING ]]; do sleep 0.2; done
+job_running() { [[ $(job_field JobState) == RUNNING ]]; }
+wait_until 60 "job $job running" job_running
 victim=$(slurm scontrol show hostnames "$(job_field NodeList)" | head -n 1)
 kill_slurmd_until_exit "$victim"
 echo "killed slurmd on $victim"

@@ -11,7 +11,7 @@ wait_job "$reference" >/dev/null
 
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 run="$scratch/runs/bert_tiny-$job"
-until [[ -f $run/ckpt_4.pt ]]; do sleep 0.2; done
+wait_until 300 "checkpoint $run/ckpt_4.pt" test -f "$run/ckpt_4.pt"
 victim=$(slurm scontrol show hostnames "$(slurm squeue -h -j "$job" -o %N)" | tail -n 1)
 kill_node_until_exit "$victim"
 killed_at=$SECONDS
@@ -22,10 +22,22 @@ until [[ $(job_field Restarts) -ge 1 ]]; do
   sleep 1
 done
 # Slurm holds a requeued job for about two minutes (Reason=BeginTime); release it at once.
-until [[ $(job_field Reason) == BeginTime || $(job_field JobState) == RUNNING ]]; do sleep 0.2; done
+held_or_running() { [[ $(job_field Reason) == BeginTime || $(job_field JobState) == RUNNING ]]; }
+wait_until 60 "requeued job $job held or running" held_or_running
 [[ $(job_field Reason) == BeginTime ]] && slurm scontrol update JobId="$job" StartTime=now
-wait_job "$job" >/dev/null || { cat "$scratch/trn-run-$job.out"; fail "resumed job failed"; }
-grep -q "restart 1: resuming" "$scratch/trn-run-$job.out" || fail "the job did not say it resumed"
+out=$scratch/trn-run-$job.out
+wait_job "$job" >/dev/null || { cat "$out"; fail "resumed job failed"; }
+# The trainer itself (not only trn-run) resumed: it names the checkpoint it loaded, and the first
+# step it trains after that is the one after the checkpoint's.
+resumed=$(grep -oE "^resumed from [^ ]*/bert_tiny-$job/ckpt_[0-9]+\.pt" "$out" | tail -n 1) ||
+  { cat "$out"; fail "the trainer did not say it resumed from a checkpoint of $run"; }
+ckpt_step=${resumed##*/ckpt_}
+ckpt_step=${ckpt_step%.pt}
+((ckpt_step >= 4)) || fail "resumed from step $ckpt_step, before the step-4 checkpoint the job had written"
+first_step=$(awk -v line="$resumed" 'after && /^step [0-9]+\// { split($2, n, "/"); print n[1]; exit }
+                                     index($0, line) == 1 { after = 1 }' "$out")
+[[ -n $first_step ]] || { cat "$out"; fail "no step logged after '$resumed'"; }
+expect_eq "$first_step" "$((ckpt_step + 1))" "first step after resuming from ckpt_$ckpt_step.pt"
 final() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
-expect_eq "$(final "$run")" "$(final "$scratch/runs/bert_tiny-$reference")" "final loss after requeue vs uninterrupted"
+expect_near "$(final "$run")" "$(final "$scratch/runs/bert_tiny-$reference")" 1e-5 "final loss after requeue vs uninterrupted"
 echo "ok: resumed after requeue to final loss $(final "$run")"

@@ -40,9 +40,9 @@ readonly plugin_vars='NEURON_RT_VISIBLE_CORES NEURON_RT_ROOT_COMM_ID NEURON_LOGI
 # psbatch_wait ARGS...: sbatch on this test's cluster, waiting for the job faster than
 # sbatch --wait polls; fails unless the job COMPLETED.
 psbatch_wait() {
-  local job state
+  local job state deadline=$((SECONDS + job_deadline_s))
   job=$(pslurm sbatch --parsable "$@")
-  while :; do
+  while ((SECONDS < deadline)); do
     state=$(pslurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*' | cut -d= -f2)
     case $state in
       COMPLETED) return 0 ;;
@@ -50,4 +50,5 @@ psbatch_wait() {
       *) fail "job $job ended $state" ;;
     esac
   done
+  fail "job $job still $state after ${job_deadline_s}s"
 }

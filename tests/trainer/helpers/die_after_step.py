@@ -5,11 +5,11 @@ import os
 import signal
 import sys
 
-from trn_trainer import train
+from trn_trainer import step_log
 from trn_trainer.cli import main
 
 DIE_AFTER = int(os.environ["TRN_DIE_AFTER_STEP"])
-_record = train.Trainer.record
+_record = step_log.StepLog.record
 
 
 def record(self, step, *args):
@@ -19,5 +19,5 @@ def record(self, step, *args):
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-train.Trainer.record = record
+step_log.StepLog.record = record
 sys.exit(main(sys.argv[1:]))

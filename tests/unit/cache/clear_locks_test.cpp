@@ -1,7 +1,14 @@
 #include "trn/cache/clear_locks.hpp"
 
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
 
 #include "cache_tree.hpp"
 #include "trn/cache/compiler_processes.hpp"
@@ -81,9 +88,50 @@ TEST(CompilerProcesses, AnArgumentNamingTheCompilerIsNotIt) {
   EXPECT_TRUE(find_compiler_processes(proc).empty());
 }
 
+// A child running /bin/sleep under the argv[0] "neuronx-cc" (its comm stays "sleep"), so the
+// real /proc shows a compiler by its command line alone; killed and reaped at the end.
+class ChildCalledNeuronxCc {
+ public:
+  ChildCalledNeuronxCc() {
+    int exec_done[2];
+    if (::pipe2(exec_done, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      char name[] = "neuronx-cc";
+      char seconds[] = "60";
+      char* const argv[] = {name, seconds, nullptr};
+      ::execv("/bin/sleep", argv);
+      ::_exit(127);
+    }
+    ::close(exec_done[1]);
+    // The pipe closes on exec (or exit): until then /proc would still show this test's argv.
+    char byte = 0;
+    while (::read(exec_done[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    ::close(exec_done[0]);
+  }
+  ~ChildCalledNeuronxCc() {
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  ChildCalledNeuronxCc(const ChildCalledNeuronxCc&) = delete;
+  ChildCalledNeuronxCc& operator=(const ChildCalledNeuronxCc&) = delete;
+  long pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
 TEST(CompilerProcesses, TheRealProcessTableReads) {
+  const ChildCalledNeuronxCc child;
+  ASSERT_GT(child.pid(), 0) << "fork failed";
+  const auto found = find_compiler_processes("/proc");
+  EXPECT_THAT(found, ::testing::Contains(
+                         ::testing::AllOf(::testing::Field(&CompilerProcess::pid, child.pid()),
+                                          ::testing::Field(&CompilerProcess::name, "neuronx-cc"))));
   // This test process itself is no compiler.
-  for (const auto& p : find_compiler_processes("/proc")) EXPECT_NE(p.pid, ::getpid());
+  for (const auto& p : found) EXPECT_NE(p.pid, ::getpid());
 }
 
 TEST(CompilerProcesses, MissingProcessTableIsAnError) {

@@ -1,0 +1,36 @@
+"""What a checkpoint holds: the state captured from a running trainer and put back on resume.
+(checkpoint.py owns the files: names, atomic writes, pruning and loading.)"""
+
+import torch
+
+
+def _to_cpu(obj):
+    if torch.is_tensor(obj):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_cpu(v) for v in obj)
+    return obj
+
+
+def capture(run, args, config, global_batch):
+    """The checkpoint of `run` (a TrainingRun) after its latest step, on the host."""
+    return {
+        "step": run.step, "consumed_samples": run.consumed,
+        "model": {k: v.detach().cpu() for k, v in run.model.state_dict().items()},
+        "optimizer": _to_cpu(run.optimizer.state_dict()),
+        "scheduler": run.schedule.state_dict(), "rng": _to_cpu(run.device.rng_state()),
+        "model_config": config.to_dict(), "model_name": args.model,
+        "optimizer_name": args.optimizer, "global_batch": global_batch,
+        "seed": args.seed,
+    }
+
+
+def restore(run, state):
+    """Put a loaded checkpoint back into `run`: weights, optimizer, position and random state."""
+    run.model.load_state_dict(state["model"])
+    run.optimizer.load_state_dict(state["optimizer"])
+    run.step, run.consumed = int(state["step"]), int(state["consumed_samples"])
+    if "rng" in state:
+        run.device.set_rng_state(state["rng"])

@@ -1,0 +1,82 @@
+"""`Device`: the CPU device and the interface every device implements.
+
+The training loop only calls the methods of `Device`; CUDA (cuda_device.py) and XLA
+(xla_device.py) override what differs. Both import this module and nothing imports them back,
+so there is no import cycle.
+"""
+
+import contextlib
+
+import torch
+import torch.distributed as dist
+
+
+class Device:
+    """CPU by default; subclasses override what differs."""
+
+    kind = "cpu"
+    backend = "gloo"
+
+    def __init__(self, dist_env, dtype):
+        self.env = dist_env
+        self.dtype = dtype  # "fp32" or "bf16"
+        self.torch_device = torch.device("cpu")
+
+    # -- description --------------------------------------------------------------------
+    def describe(self):
+        return f"{self.kind} ({self.torch_device}), {self.dtype}, backend {self.backend}"
+
+    def peak_flops(self):
+        """(peak FLOP/s per process, what it is) or (None, why not known)."""
+        return None, "no peak FLOP/s known for CPU; pass --peak-tflops to report MFU"
+
+    # -- distribution ----------------------------------------------------------------------
+    def init_process_group(self):
+        if not self.env.distributed:
+            return
+        dist.init_process_group(
+            backend=self.backend,
+            init_method="env://",  # torchrun 2.x hands workers its own store this way
+            rank=self.env.rank,
+            world_size=self.env.world_size,
+        )
+
+    def all_reduce_sum_(self, tensor):
+        """In-place sum over all processes (called once per optimizer step by GradientReducer)."""
+        dist.all_reduce(tensor, op=dist.ReduceOp.SUM)
+
+    def barrier(self):
+        if self.env.distributed and dist.is_initialized():
+            dist.barrier()
+
+    def shutdown(self):
+        if dist.is_available() and dist.is_initialized():
+            dist.destroy_process_group()
+
+    # -- execution -------------------------------------------------------------------------
+    def autocast(self):
+        return contextlib.nullcontext()
+
+    def step_end(self):
+        """Called after each optimizer step (XLA cuts and launches its graph here)."""
+
+    def after_step(self, fn, *args):
+        """Run fn(*args) once the step's values are available (XLA defers, others run now)."""
+        fn(*args)
+
+    def synchronize(self):
+        pass
+
+    def manual_seed(self, seed):
+        torch.manual_seed(seed)
+
+    def rng_state(self):
+        return {"torch": torch.get_rng_state()}
+
+    def set_rng_state(self, state):
+        if "torch" in state:
+            torch.set_rng_state(state["torch"])
+
+    def accumulate_dtype(self):
+        """dtype of the running loss sums: float64 where the device has it cheaply."""
+        return torch.float64

@@ -1,0 +1,44 @@
+"""One optimizer step: accumulate over the micro-steps, one all-reduce, clip, update."""
+
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def train_step(run, global_batch, grad_clip):
+    """Advance `run` (a TrainingRun) by one optimizer step.
+    Returns (summed [mlm, nsp] losses, gradient norm or None, learning rate, seconds in data)."""
+    dev = run.device.torch_device
+    t0 = time.perf_counter()
+    micro_batches, masked_tokens = run.loader.step(run.consumed)
+    data_s = time.perf_counter() - t0
+    run.model.train()
+    acc_dtype = run.device.accumulate_dtype()
+    mlm_total = torch.zeros((), dtype=acc_dtype, device=dev)
+    nsp_total = torch.zeros((), dtype=acc_dtype, device=dev)
+    for mb in micro_batches:
+        mb = {k: v.to(dev, non_blocking=True) for k, v in mb.items()}
+        with run.device.autocast():
+            mlm_logits, nsp_logits = run.model(mb["input_ids"], mb["segment_ids"], mb["input_mask"],
+                                               mb["masked_lm_positions"], mb["sample_seeds"])
+        mlm = F.cross_entropy(mlm_logits.float().reshape(-1, mlm_logits.shape[-1]),
+                              mb["masked_lm_labels"].reshape(-1), ignore_index=-1, reduction="sum")
+        nsp = F.cross_entropy(nsp_logits.float(), mb["next_sentence_labels"], reduction="sum")
+        # Normalised by the GLOBAL batch, so summing over micro-steps and processes gives the
+        # global mean exactly, whatever the split.
+        mlm = mlm / masked_tokens
+        nsp = nsp / global_batch
+        (mlm + nsp).backward()
+        mlm_total += mlm.detach().to(acc_dtype)
+        nsp_total += nsp.detach().to(acc_dtype)
+    sums = run.reducer.reduce([mlm_total, nsp_total])
+    grad_norm = None
+    if grad_clip > 0:
+        grad_norm = torch.nn.utils.clip_grad_norm_(run.params, grad_clip)
+    lr = run.schedule.apply(run.optimizer, run.step + 1)
+    run.optimizer.step()
+    run.optimizer.zero_grad(set_to_none=True)
+    run.step += 1
+    run.consumed += global_batch
+    return sums, grad_norm, lr, data_s

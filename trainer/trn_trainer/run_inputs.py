@@ -1,0 +1,83 @@
+"""The checked input of a pretrain run: everything that can reject it happens here, before
+anything is written (numbers, shards against --seq-len/--max-pred, the model configuration and
+the checkpoint a run resumes from)."""
+
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from . import checkpoint
+from .configs import BertConfig, model_config
+from .errors import UsageError
+from .optim import DEFAULT_LR
+from .shards import ShardSet, open_shards
+from .tokenizer import vocab_size_of
+
+DEFAULT_VOCAB_SIZE = 30522  # BERT's uncased vocabulary, when neither --vocab-size nor vocab.txt says
+
+
+@dataclass
+class RunInputs:
+    global_batch: int
+    accumulation: int
+    shards: ShardSet
+    config: BertConfig
+    lr: float
+    resume_state: Optional[dict]
+    resume_path: Optional[str]
+
+
+def _check_numbers(args, world):
+    for name in ("micro_batch", "steps"):
+        if getattr(args, name) < 1:
+            raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)}: must be at least 1")
+    per_pass = args.micro_batch * world
+    global_batch = args.global_batch if args.global_batch is not None else per_pass
+    if global_batch < 1 or global_batch % per_pass:
+        lower = max(per_pass, global_batch // per_pass * per_pass)
+        raise UsageError(
+            f"--global-batch {global_batch} is not divisible by --micro-batch {args.micro_batch} x "
+            f"world size {world} = {per_pass}, so gradient accumulation would not be a whole number; "
+            f"use a multiple of {per_pass} (e.g. {lower} or {lower + per_pass})")
+    if not 0.0 <= args.dropout < 1.0:
+        raise UsageError(f"--dropout {args.dropout}: must be in [0, 1)")
+    if args.lr is not None and args.lr <= 0:
+        raise UsageError(f"--lr {args.lr}: must be positive")
+    if args.checkpoint_every < 0 or args.keep_checkpoints < 0 or args.log_every < 1:
+        raise UsageError("--checkpoint-every and --keep-checkpoints must be >= 0, --log-every >= 1")
+    return global_batch, global_batch // per_pass
+
+
+def _vocab_size(args):
+    if args.vocab_size:
+        return args.vocab_size
+    path = os.path.join(args.data, "vocab.txt")
+    return vocab_size_of(path) if os.path.exists(path) else DEFAULT_VOCAB_SIZE
+
+
+def _open_matching_shards(args):
+    shards = open_shards(args.data, args.pattern)
+    for flag, have in (("seq_len", shards.seq_len), ("max_pred", shards.max_pred)):
+        want = getattr(args, flag)
+        if want is not None and want != have:
+            raise UsageError(f"--{flag.replace('_', '-')} {want}: the shards in {args.data} have "
+                             f"{have}; prepare data with {want} or drop the option")
+    return shards
+
+
+def check_inputs(args, world_size, resume, say):
+    """RunInputs for `args`, or a TrainerError saying what is wrong. resume: look for a
+    checkpoint in --output (say reports the ones skipped)."""
+    global_batch, accumulation = _check_numbers(args, world_size)
+    shards = _open_matching_shards(args)
+    config = model_config(args.model, _vocab_size(args), args.dropout)
+    if shards.seq_len > config.max_position_embeddings:
+        raise UsageError(f"shards have sequence length {shards.seq_len}, above the model's "
+                         f"{config.max_position_embeddings} positions")
+    lr = args.lr if args.lr is not None else DEFAULT_LR.get(args.optimizer, 1e-4)
+    resume_state, resume_path = None, None
+    if resume:
+        resume_state, resume_path = checkpoint.load_newest(args.output, say)
+        if resume_state is not None:
+            checkpoint.check_compatible(resume_state, resume_path, config, args.optimizer)
+    return RunInputs(global_batch, accumulation, shards, config, lr, resume_state, resume_path)
