@@ -25,6 +25,7 @@
 #include "trn/cache/summary.hpp"
 #include "trn/cache/transfer.hpp"
 #include "trn/cache/units.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 
 namespace po = boost::program_options;
@@ -63,14 +64,9 @@ struct UsageError {
   std::string message;
 };
 
-std::optional<std::string> environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
-}
-
 std::filesystem::path local_root() {
-  return cache::compiler_cache_root(environment("NEURON_CC_FLAGS"),
-                                    environment("NEURON_COMPILE_CACHE_URL"));
+  return cache::compiler_cache_root(trn::env_value("NEURON_CC_FLAGS"),
+                                    trn::env_value("NEURON_COMPILE_CACHE_URL"));
 }
 
 std::filesystem::path root_option(const po::variables_map& options, const char* name) {

@@ -11,6 +11,7 @@
 #include "trn/cache/layout.hpp"
 #include "trn/cache/manifest.hpp"
 #include "trn/cache/npc_summary.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/plan_report.hpp"
@@ -22,7 +23,7 @@ namespace {
 
 // neuron_parallel_compile on PATH, else where the Neuron SDK installs it.
 std::optional<std::filesystem::path> find_neuron_parallel_compile() {
-  const auto path = env_var("PATH").value_or("");
+  const auto path = env_value("PATH").value_or("");
   std::istringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
@@ -57,7 +58,7 @@ std::string compiler_version() {
 nlohmann::json compile_configuration(const plan::Plan& plan) {
   auto configuration = plan::compile_inputs(plan);
   configuration["compiler_version"] = compiler_version();
-  configuration["neuron_cc_flags"] = env_var("NEURON_CC_FLAGS").value_or("");
+  configuration["neuron_cc_flags"] = env_value("NEURON_CC_FLAGS").value_or("");
   return configuration;
 }
 
@@ -67,10 +68,10 @@ CacheTiers cache_tiers(const std::optional<std::string>& shared_option) {
   CacheTiers tiers;
   if (shared_option && !shared_option->empty())
     tiers.shared = *shared_option;
-  else if (const auto shared = env_var("TRN_CACHE_SHARED"); shared && !shared->empty())
+  else if (const auto shared = env_value("TRN_CACHE_SHARED"); shared && !shared->empty())
     tiers.shared = *shared;
-  tiers.local =
-      cache::compiler_cache_root(env_var("NEURON_CC_FLAGS"), env_var("NEURON_COMPILE_CACHE_URL"));
+  tiers.local = cache::compiler_cache_root(env_value("NEURON_CC_FLAGS"),
+                                           env_value("NEURON_COMPILE_CACHE_URL"));
   return tiers;
 }
 

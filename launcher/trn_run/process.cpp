@@ -53,11 +53,6 @@ int spawn(const std::vector<std::string>& argv, const ProcessOptions& options,
 
 }  // namespace
 
-std::optional<std::string> env_var(const std::string& name) {
-  const char* value = std::getenv(name.c_str());
-  return value ? std::optional<std::string>(value) : std::nullopt;
-}
-
 int start_process(const std::vector<std::string>& argv, const ProcessOptions& options) {
   return spawn(argv, options, nullptr);
 }

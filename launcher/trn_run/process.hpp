@@ -7,9 +7,6 @@
 
 namespace trn::launcher {
 
-// Our own environment variable, if set.
-std::optional<std::string> env_var(const std::string& name);
-
 struct ProcessOptions {
   std::map<std::string, std::string> extra_env;  // added to (and overriding) our environment
   bool capture_stderr = false;                   // capture_process: stderr into output too

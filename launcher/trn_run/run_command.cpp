@@ -14,6 +14,7 @@
 #include "node_facts.hpp"
 #include "process.hpp"
 #include "train_phase.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/command_template.hpp"
@@ -130,7 +131,7 @@ std::map<std::string, std::string> step_environment(const plan::Plan& plan,
                                                     const InstallLayout& layout) {
   auto env = plan.env;
   auto python_path = layout.trainer_dir.string();
-  if (const auto existing = env_var("PYTHONPATH"); existing && !existing->empty()) {
+  if (const auto existing = env_value("PYTHONPATH"); existing && !existing->empty()) {
     python_path += ":" + *existing;
   }
   env.emplace("PYTHONPATH", python_path);
@@ -176,7 +177,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto started = std::chrono::steady_clock::now();
   const auto options = parse_run_options(args);
   const auto layout = install_layout();
-  const auto env_lookup = [](const std::string& name) { return env_var(name); };
+  const auto env_lookup = [](const std::string& name) { return env_value(name); };
   const auto allocation = run::read_slurm_allocation(env_lookup);
   if (!allocation && !(options.plan_only && options.nodes)) {
     throw Error("not inside a Slurm job: submit with `sbatch --nodes=N trn-run " + options.profile +
@@ -208,7 +209,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   request.cluster = plan::cluster_shape_of(
       node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
   request.extra_args = options.trainer_args;
-  request.home = env_var("HOME").value_or("");
+  request.home = env_value("HOME").value_or("");
   const auto plan = plan::make_plan(profile, request);
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
 

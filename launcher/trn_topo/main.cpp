@@ -2,11 +2,11 @@
 // Errors are one line "trn-topo: ..." and exit status 2.
 
 #include <boost/program_options/errors.hpp>
-#include <cstdlib>
 #include <iostream>
 
 #include "options.hpp"
 #include "report.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/topology/topology_cache.hpp"
 
@@ -34,10 +34,7 @@ topo_tool::Report build_report(topo_tool::Options& options) {
   report.placement = placement::place_step(report.topology, options.request);
   report.step_environment = taskenv::prepare_step_environment(report.topology, report.placement,
                                                               options.facts, options.env);
-  const taskenv::EnvLookup from_process = [](const std::string& name) {
-    const char* value = std::getenv(name.c_str());
-    return value ? std::optional<std::string>(value) : std::nullopt;
-  };
+  const taskenv::EnvLookup from_process = env_value;
   for (unsigned i = 0; i < options.request.local_tasks; ++i) {
     const taskenv::TaskIds ids{i, options.facts.node_id * options.request.local_tasks + i};
     report.tasks.push_back(taskenv::task_environment(report.step_environment, ids, from_process));

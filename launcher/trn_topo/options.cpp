@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/hostlist.hpp"
 
@@ -21,11 +22,11 @@ std::string this_host() {
 }
 
 std::uint32_t from_env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) return 0;
+  const auto value = env_value(name);
+  if (!value) return 0;
   char* end = nullptr;
-  const unsigned long parsed = std::strtoul(value, &end, 10);
-  return (*value != '\0' && *end == '\0') ? static_cast<std::uint32_t>(parsed) : 0;
+  const unsigned long parsed = std::strtoul(value->c_str(), &end, 10);
+  return (!value->empty() && *end == '\0') ? static_cast<std::uint32_t>(parsed) : 0;
 }
 
 }  // namespace
@@ -93,7 +94,7 @@ Options parse_options(int argc, char** argv) {
   }
   r.bind = placement::parse_bind_mode(bind, "--bind");
   if (vm.count("lnc")) r.lnc = lnc;
-  if (const char* env_lnc = std::getenv("NEURON_LOGICAL_NC_CONFIG")) r.lnc_env = env_lnc;
+  r.lnc_env = env_value("NEURON_LOGICAL_NC_CONFIG");
   if (vm.count("cpus")) r.allowed_cpus = IdList::parse(cpus, "--cpus");
   if (vm.count("cores")) r.allowed_cores = IdList::parse(cores, "--cores");
   if (vm.count("devices")) r.allowed_devices = IdList::parse(devices, "--devices");

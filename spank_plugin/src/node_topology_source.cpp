@@ -1,27 +1,13 @@
 #include "node_topology_source.hpp"
 
-#include <cstdio>
-#include <functional>
-
 #include "trn/common/error.hpp"
+#include "trn/common/fnv1a.hpp"
 #include "trn/topology/discover.hpp"
 #include "trn/topology/neuron_ls.hpp"
 #include "trn/topology/topology_cache.hpp"
 
 namespace trn::spank {
 namespace {
-
-// FNV-1a: stable across builds and processes (std::hash is not guaranteed to be).
-std::string stable_hash(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
-  return out;
-}
 
 std::string neuron_ls_key(const PluginConfig& config) {
   switch (config.neuron_ls) {
@@ -59,7 +45,7 @@ std::optional<std::filesystem::path> topology_cache_file(const PluginConfig& con
     return *config.topology_cache / "topology.json";
   }
   const std::string key = config.fsroot.string() + "\n" + neuron_ls_key(config);
-  return *config.topology_cache / ("topology-" + stable_hash(key) + ".json");
+  return *config.topology_cache / ("topology-" + fnv1a_64_hex(key) + ".json");
 }
 
 NodeTopologyResult load_node_topology(const PluginConfig& config) {
