@@ -23,6 +23,7 @@
 #include "trn/plan/profile_keys.hpp"
 #include "trn/plan/profile_search.hpp"
 #include "trn/plan/task_command.hpp"
+#include "trn/run/requeue_decision.hpp"
 #include "trn/run/slurm_allocation.hpp"
 
 namespace po = boost::program_options;
@@ -154,18 +155,21 @@ void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
   write_file_atomically(file, results.dump(2) + "\n", 0644);
 }
 
+// The decision is core's (run::decide_after_failure); asking Slurm is what is left here.
 int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocation,
                     const run::FailureDiagnosis& diagnosis) {
-  std::cerr << "trn-run: training failed: " << diagnosis.summary << '\n';
-  if (plan.requeue == plan::RequeuePolicy::never) return kNodeFailure;
-  if (static_cast<std::int64_t>(allocation.restart_count) >= plan.max_restarts) {
-    std::cerr << "trn-run: no restart left (" << allocation.restart_count << " of "
-              << plan.max_restarts << " used); not requeueing\n";
-    return kNodeFailure;
+  const auto decision =
+      run::decide_after_failure({diagnosis, plan.requeue, allocation.job_id,
+                                 allocation.restart_count, plan.max_restarts, plan.run_dir});
+  std::cerr << decision.message;
+  switch (decision.action) {
+    case run::AfterFailure::kFailUserError:
+      return kUserError;
+    case run::AfterFailure::kFailNodeFailure:
+      return kNodeFailure;
+    case run::AfterFailure::kRequeue:
+      break;
   }
-  std::cerr << "trn-run: requeueing job " << allocation.job_id << " (restart "
-            << allocation.restart_count + 1 << " of " << plan.max_restarts
-            << "); it resumes from the newest checkpoint in " << plan.run_dir.string() << '\n';
   const int status = run_process({"scontrol", "requeue", std::to_string(allocation.job_id)});
   if (status != 0) std::cerr << "trn-run: scontrol requeue failed (exit " << status << ")\n";
   return kRequeued;
@@ -266,13 +270,6 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     std::cout << "trn-run: done in " << seconds_since(started) << " s; results in "
               << (plan.run_dir / "results.json").string() << '\n';
     return kSuccess;
-  }
-  const bool user_error = outcome.diagnosis.kind == run::FailureKind::kUserError;
-  if (user_error && plan.requeue != plan::RequeuePolicy::always) {
-    std::cerr << "trn-run: training failed on every rank with the same error:\n  "
-              << outcome.diagnosis.exception << "\nfirst failing rank's traceback:\n"
-              << outcome.diagnosis.excerpt;
-    return kUserError;
   }
   return requeue_or_fail(plan, *allocation, outcome.diagnosis);
 }
