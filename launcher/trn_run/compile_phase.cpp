@@ -6,13 +6,13 @@
 #include <iostream>
 #include <sstream>
 
-#include "process.hpp"
 #include "trn/cache/compiler_version.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/manifest.hpp"
 #include "trn/cache/npc_summary.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/plan_report.hpp"
 #include "trn/plan/task_command.hpp"
@@ -46,7 +46,7 @@ std::vector<std::string> one_task_per_node(const plan::Plan& plan) {
 std::string compiler_version() {
   try {
     const auto probe =
-        capture_process({"neuronx-cc", "--version"}, {.extra_env = {}, .capture_stderr = true});
+        capture_process({"neuronx-cc", "--version"}, {.stderr_to = StderrTo::kOutput});
     if (auto version = cache::parse_compiler_version(probe.output)) return *version;
   } catch (const Error&) {
   }

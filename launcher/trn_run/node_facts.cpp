@@ -8,9 +8,9 @@
 #include <map>
 #include <sstream>
 
-#include "process.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/process.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/topology/discover.hpp"
 

@@ -79,13 +79,19 @@ Options parse_options(int argc, char** argv) {
   out.json = vm.count("json") > 0;
   out.fabric = vm.count("no-fabric") == 0;
 
-  out.discovery.fsroot = fsroot;
+  auto& source = out.source;
+  source.fsroot = fsroot;
   if (!neuron_ls.empty()) {
-    out.discovery.neuron_ls = topology::read_neuron_ls_file(neuron_ls);
+    source.neuron_ls = topology::NeuronLsSource::kFile;
+    source.neuron_ls_file = neuron_ls;
+  } else if (std::filesystem::path(fsroot).lexically_normal() == "/") {
+    source.neuron_ls = topology::NeuronLsSource::kAuto;  // runs neuron-ls when installed
   } else {
-    out.run_neuron_ls = std::filesystem::path(fsroot).lexically_normal() == "/";
+    // Unlike the plugin, a recorded <fsroot>/neuron-ls.json is used only when named.
+    source.neuron_ls = topology::NeuronLsSource::kOff;
   }
-  if (vm.count("cache")) out.cache_file = vm["cache"].as<std::string>();
+  if (vm.count("cache")) source.cache_file = vm["cache"].as<std::string>();
+  source.write_cache = false;  // a look, not a step: the plugin owns the cache
 
   auto& r = out.request;
   r.local_tasks = tasks;
