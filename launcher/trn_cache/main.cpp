@@ -26,6 +26,7 @@
 #include "trn/cache/transfer.hpp"
 #include "trn/cache/units.hpp"
 #include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 
 namespace po = boost::program_options;
@@ -64,14 +65,9 @@ struct UsageError {
   std::string message;
 };
 
-std::optional<std::string> environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
-}
-
 std::filesystem::path local_root() {
-  return cache::compiler_cache_root(environment(trn::env::kNeuronCcFlags.data()),
-                                    environment(trn::env::kNeuronCompileCacheUrl.data()));
+  return cache::compiler_cache_root(trn::env_value(trn::env::kNeuronCcFlags),
+                                    trn::env_value(trn::env::kNeuronCompileCacheUrl));
 }
 
 std::filesystem::path root_option(const po::variables_map& options, const char* name) {

@@ -6,13 +6,14 @@
 #include <iostream>
 #include <sstream>
 
-#include "process.hpp"
 #include "trn/cache/compiler_version.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/manifest.hpp"
 #include "trn/cache/npc_summary.hpp"
 #include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/plan_report.hpp"
 #include "trn/plan/task_command.hpp"
@@ -23,7 +24,7 @@ namespace {
 
 // neuron_parallel_compile on PATH, else where the Neuron SDK installs it.
 std::optional<std::filesystem::path> find_neuron_parallel_compile() {
-  const auto path = env_var("PATH").value_or("");
+  const auto path = env_value("PATH").value_or("");
   std::istringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
@@ -46,7 +47,7 @@ std::vector<std::string> one_task_per_node(const plan::Plan& plan) {
 std::string compiler_version() {
   try {
     const auto probe =
-        capture_process({"neuronx-cc", "--version"}, {.extra_env = {}, .capture_stderr = true});
+        capture_process({"neuronx-cc", "--version"}, {.stderr_to = StderrTo::kOutput});
     if (auto version = cache::parse_compiler_version(probe.output)) return *version;
   } catch (const Error&) {
   }
@@ -58,7 +59,7 @@ std::string compiler_version() {
 nlohmann::json compile_configuration(const plan::Plan& plan) {
   auto configuration = plan::compile_inputs(plan);
   configuration["compiler_version"] = compiler_version();
-  configuration["neuron_cc_flags"] = env_var(std::string(env::kNeuronCcFlags)).value_or("");
+  configuration["neuron_cc_flags"] = env_value(trn::env::kNeuronCcFlags).value_or("");
   return configuration;
 }
 
@@ -68,11 +69,10 @@ CacheTiers cache_tiers(const std::optional<std::string>& shared_option) {
   CacheTiers tiers;
   if (shared_option && !shared_option->empty())
     tiers.shared = *shared_option;
-  else if (const auto shared = env_var(std::string(env::kTrnCacheShared));
-           shared && !shared->empty())
+  else if (const auto shared = env_value(trn::env::kTrnCacheShared); shared && !shared->empty())
     tiers.shared = *shared;
-  tiers.local = cache::compiler_cache_root(env_var(std::string(env::kNeuronCcFlags)),
-                                           env_var(std::string(env::kNeuronCompileCacheUrl)));
+  tiers.local = cache::compiler_cache_root(env_value(trn::env::kNeuronCcFlags),
+                                           env_value(trn::env::kNeuronCompileCacheUrl));
   return tiers;
 }
 

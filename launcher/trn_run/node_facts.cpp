@@ -10,7 +10,9 @@
 
 #include "process.hpp"
 #include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/process.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/topology/discover.hpp"
 
@@ -27,12 +29,12 @@ NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
   facts.instance_type = topology.instance_type;
   facts.neuron_devices = static_cast<std::int64_t>(topology.devices.size());
   facts.cpus = static_cast<std::int64_t>(topology.cpus.size());
-  facts.plugin_active = std::getenv(env::kTrnInstanceType.data()) != nullptr;
-  if (const char* node_id = std::getenv("SLURM_NODEID")) facts.node_id = std::atoll(node_id);
-  if (const char* shared = std::getenv(env::kTrnCacheShared.data())) facts.cache_shared = shared;
+  facts.plugin_active = env_value(trn::env::kTrnInstanceType).has_value();
+  if (const auto node_id = env_value("SLURM_NODEID")) facts.node_id = std::atoll(node_id->c_str());
+  facts.cache_shared = env_value(trn::env::kTrnCacheShared).value_or("");
   if (!topology.devices.empty()) {
     placement::PlacementRequest request;
-    if (const char* lnc = std::getenv(env::kNeuronLogicalNcConfig.data())) request.lnc_env = lnc;
+    request.lnc_env = env_value(trn::env::kNeuronLogicalNcConfig);
     const auto whole_node = placement::place_step(topology, request);
     if (whole_node.has_neuron_cores()) {
       facts.neuron_cores = static_cast<std::int64_t>(whole_node.tasks.front().neuron_cores.size());

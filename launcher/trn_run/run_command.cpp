@@ -12,10 +12,11 @@
 #include "exit_codes.hpp"
 #include "install_layout.hpp"
 #include "node_facts.hpp"
-#include "process.hpp"
 #include "train_phase.hpp"
 #include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/command_template.hpp"
 #include "trn/plan/plan.hpp"
@@ -23,6 +24,7 @@
 #include "trn/plan/profile_keys.hpp"
 #include "trn/plan/profile_search.hpp"
 #include "trn/plan/task_command.hpp"
+#include "trn/run/requeue_decision.hpp"
 #include "trn/run/slurm_allocation.hpp"
 
 namespace po = boost::program_options;
@@ -131,8 +133,7 @@ std::map<std::string, std::string> step_environment(const plan::Plan& plan,
                                                     const InstallLayout& layout) {
   auto env = plan.env;
   auto python_path = layout.trainer_dir.string();
-  if (const auto existing = env_var(std::string(env::kPythonPath));
-      existing && !existing->empty()) {
+  if (const auto existing = env_value(trn::env::kPythonPath); existing && !existing->empty()) {
     python_path += ":" + *existing;
   }
   env.emplace(trn::env::kPythonPath, python_path);
@@ -155,18 +156,21 @@ void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
   write_file_atomically(file, results.dump(2) + "\n", 0644);
 }
 
+// The decision is core's (run::decide_after_failure); asking Slurm is what is left here.
 int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocation,
                     const run::FailureDiagnosis& diagnosis) {
-  std::cerr << "trn-run: training failed: " << diagnosis.summary << '\n';
-  if (plan.requeue == plan::RequeuePolicy::never) return kNodeFailure;
-  if (static_cast<std::int64_t>(allocation.restart_count) >= plan.max_restarts) {
-    std::cerr << "trn-run: no restart left (" << allocation.restart_count << " of "
-              << plan.max_restarts << " used); not requeueing\n";
-    return kNodeFailure;
+  const auto decision =
+      run::decide_after_failure({diagnosis, plan.requeue, allocation.job_id,
+                                 allocation.restart_count, plan.max_restarts, plan.run_dir});
+  std::cerr << decision.message;
+  switch (decision.action) {
+    case run::AfterFailure::kFailUserError:
+      return kUserError;
+    case run::AfterFailure::kFailNodeFailure:
+      return kNodeFailure;
+    case run::AfterFailure::kRequeue:
+      break;
   }
-  std::cerr << "trn-run: requeueing job " << allocation.job_id << " (restart "
-            << allocation.restart_count + 1 << " of " << plan.max_restarts
-            << "); it resumes from the newest checkpoint in " << plan.run_dir.string() << '\n';
   const int status = run_process({"scontrol", "requeue", std::to_string(allocation.job_id)});
   if (status != 0) std::cerr << "trn-run: scontrol requeue failed (exit " << status << ")\n";
   return kRequeued;
@@ -178,7 +182,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto started = std::chrono::steady_clock::now();
   const auto options = parse_run_options(args);
   const auto layout = install_layout();
-  const auto env_lookup = [](const std::string& name) { return env_var(name); };
+  const auto env_lookup = [](const std::string& name) { return env_value(name); };
   const auto allocation = run::read_slurm_allocation(env_lookup);
   if (!allocation && !(options.plan_only && options.nodes)) {
     throw Error("not inside a Slurm job: submit with `sbatch --nodes=N trn-run " + options.profile +
@@ -210,7 +214,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   request.cluster = plan::cluster_shape_of(
       node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
   request.extra_args = options.trainer_args;
-  request.home = env_var("HOME").value_or("");
+  request.home = env_value("HOME").value_or("");
   const auto plan = plan::make_plan(profile, request);
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
 
@@ -267,13 +271,6 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     std::cout << "trn-run: done in " << seconds_since(started) << " s; results in "
               << (plan.run_dir / "results.json").string() << '\n';
     return kSuccess;
-  }
-  const bool user_error = outcome.diagnosis.kind == run::FailureKind::kUserError;
-  if (user_error && plan.requeue != plan::RequeuePolicy::always) {
-    std::cerr << "trn-run: training failed on every rank with the same error:\n  "
-              << outcome.diagnosis.exception << "\nfirst failing rank's traceback:\n"
-              << outcome.diagnosis.excerpt;
-    return kUserError;
   }
   return requeue_or_fail(plan, *allocation, outcome.diagnosis);
 }

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <thread>
 
-#include "process.hpp"
+#include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
 
 namespace trn::launcher {

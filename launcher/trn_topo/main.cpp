@@ -2,13 +2,13 @@
 // Errors are one line "trn-topo: ..." and exit status 2.
 
 #include <boost/program_options/errors.hpp>
-#include <cstdlib>
 #include <iostream>
 
 #include "options.hpp"
 #include "report.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
-#include "trn/topology/topology_cache.hpp"
+#include "trn/topology/node_topology_source.hpp"
 
 namespace {
 
@@ -16,28 +16,20 @@ using namespace trn;
 
 topo_tool::Report build_report(topo_tool::Options& options) {
   topo_tool::Report report;
-  std::string why_not;
-  std::optional<topology::NodeTopology> cached;
-  if (options.cache_file) {
-    cached =
-        topology::load_cached_topology(*options.cache_file, options.discovery.fsroot, &why_not);
-  }
-  if (cached) {
-    report.topology = std::move(*cached);
-    report.topology_note = "read from " + *options.cache_file;
+  const auto& source = options.source;
+  auto found = topology::load_node_topology(source);
+  report.topology = std::move(found.topology);
+  if (found.from_cache) {
+    report.topology_note = "read from " + source.cache_file->string();
   } else {
-    if (options.run_neuron_ls) options.discovery.neuron_ls = topology::run_neuron_ls();
-    report.topology = topology::discover(options.discovery);
-    report.topology_note = "discovered from " + options.discovery.fsroot.string() +
-                           (why_not.empty() ? "" : " (" + why_not + ")");
+    const auto& why = found.why_discovered;
+    report.topology_note =
+        "discovered from " + source.fsroot.string() + (why.empty() ? "" : " (" + why + ")");
   }
   report.placement = placement::place_step(report.topology, options.request);
   report.step_environment = taskenv::prepare_step_environment(report.topology, report.placement,
                                                               options.facts, options.env);
-  const taskenv::EnvLookup from_process = [](const std::string& name) {
-    const char* value = std::getenv(name.c_str());
-    return value ? std::optional<std::string>(value) : std::nullopt;
-  };
+  const taskenv::EnvLookup from_process = env_value;
   for (unsigned i = 0; i < options.request.local_tasks; ++i) {
     const taskenv::TaskIds ids{i, options.facts.node_id * options.request.local_tasks + i};
     report.tasks.push_back(taskenv::task_environment(report.step_environment, ids, from_process));

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/hostlist.hpp"
 
@@ -22,11 +23,11 @@ std::string this_host() {
 }
 
 std::uint32_t from_env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) return 0;
+  const auto value = env_value(name);
+  if (!value) return 0;
   char* end = nullptr;
-  const unsigned long parsed = std::strtoul(value, &end, 10);
-  return (*value != '\0' && *end == '\0') ? static_cast<std::uint32_t>(parsed) : 0;
+  const unsigned long parsed = std::strtoul(value->c_str(), &end, 10);
+  return (!value->empty() && *end == '\0') ? static_cast<std::uint32_t>(parsed) : 0;
 }
 
 }  // namespace
@@ -79,13 +80,19 @@ Options parse_options(int argc, char** argv) {
   out.json = vm.count("json") > 0;
   out.fabric = vm.count("no-fabric") == 0;
 
-  out.discovery.fsroot = fsroot;
+  auto& source = out.source;
+  source.fsroot = fsroot;
   if (!neuron_ls.empty()) {
-    out.discovery.neuron_ls = topology::read_neuron_ls_file(neuron_ls);
+    source.neuron_ls = topology::NeuronLsSource::kFile;
+    source.neuron_ls_file = neuron_ls;
+  } else if (std::filesystem::path(fsroot).lexically_normal() == "/") {
+    source.neuron_ls = topology::NeuronLsSource::kAuto;  // runs neuron-ls when installed
   } else {
-    out.run_neuron_ls = std::filesystem::path(fsroot).lexically_normal() == "/";
+    // Unlike the plugin, a recorded <fsroot>/neuron-ls.json is used only when named.
+    source.neuron_ls = topology::NeuronLsSource::kOff;
   }
-  if (vm.count("cache")) out.cache_file = vm["cache"].as<std::string>();
+  if (vm.count("cache")) source.cache_file = vm["cache"].as<std::string>();
+  source.write_cache = false;  // a look, not a step: the plugin owns the cache
 
   auto& r = out.request;
   r.local_tasks = tasks;
@@ -94,7 +101,7 @@ Options parse_options(int argc, char** argv) {
   }
   r.bind = placement::parse_bind_mode(bind, "--bind");
   if (vm.count("lnc")) r.lnc = lnc;
-  if (const char* env_lnc = std::getenv(env::kNeuronLogicalNcConfig.data())) r.lnc_env = env_lnc;
+  r.lnc_env = env_value(trn::env::kNeuronLogicalNcConfig);
   if (vm.count("cpus")) r.allowed_cpus = IdList::parse(cpus, "--cpus");
   if (vm.count("cores")) r.allowed_cores = IdList::parse(cores, "--cores");
   if (vm.count("devices")) r.allowed_devices = IdList::parse(devices, "--devices");

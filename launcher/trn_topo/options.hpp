@@ -7,14 +7,13 @@
 #include "trn/placement/placement.hpp"
 #include "trn/taskenv/env_options.hpp"
 #include "trn/taskenv/step_facts.hpp"
-#include "trn/topology/discover.hpp"
+#include "trn/topology/node_topology_source.hpp"
 
 namespace trn::topo_tool {
 
 struct Options {
-  topology::DiscoveryOptions discovery;
-  bool run_neuron_ls = false;             // capture `neuron-ls -j` when discovering "/"
-  std::optional<std::string> cache_file;  // read a topology cache instead when it is valid
+  // Root, neuron-ls source and the topology cache read (never written) when valid.
+  topology::NodeTopologySource source;
   placement::PlacementRequest request;
   taskenv::StepFacts facts;
   taskenv::EnvOptions env;

@@ -1,91 +1,32 @@
 #include "node_topology_source.hpp"
 
-#include <cstdio>
-#include <functional>
-
-#include "trn/common/error.hpp"
-#include "trn/topology/discover.hpp"
-#include "trn/topology/neuron_ls.hpp"
-#include "trn/topology/topology_cache.hpp"
-
 namespace trn::spank {
 namespace {
 
-// FNV-1a: stable across builds and processes (std::hash is not guaranteed to be).
-std::string stable_hash(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 0x100000001b3ull;
-  }
-  char out[17];
-  std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(hash));
-  return out;
-}
-
-std::string neuron_ls_key(const PluginConfig& config) {
-  switch (config.neuron_ls) {
-    case NeuronLsSource::kAuto:
-      return "auto";
-    case NeuronLsSource::kOff:
-      return "off";
-    case NeuronLsSource::kFile:
-      return "file:" + config.neuron_ls_file.string();
-  }
-  return "?";
-}
-
-std::optional<topology::NeuronLsOutput> neuron_ls_for(const PluginConfig& config) {
-  switch (config.neuron_ls) {
-    case NeuronLsSource::kOff:
-      return std::nullopt;
-    case NeuronLsSource::kFile:
-      return topology::read_neuron_ls_file(config.neuron_ls_file);
-    case NeuronLsSource::kAuto:
-      if (config.real_root()) return topology::run_neuron_ls();
-      if (std::filesystem::exists(config.fsroot / "neuron-ls.json")) {
-        return topology::read_neuron_ls_file(config.fsroot / "neuron-ls.json");
-      }
-      return std::nullopt;
-  }
-  return std::nullopt;
+topology::NodeTopologySource source_of(const PluginConfig& config) {
+  topology::NodeTopologySource source;
+  source.fsroot = config.fsroot;
+  source.neuron_ls = config.neuron_ls;
+  source.neuron_ls_file = config.neuron_ls_file;
+  return source;
 }
 
 }  // namespace
 
 std::optional<std::filesystem::path> topology_cache_file(const PluginConfig& config) {
   if (!config.topology_cache) return std::nullopt;
-  if (config.real_root() && config.neuron_ls == NeuronLsSource::kAuto) {
-    return *config.topology_cache / "topology.json";
-  }
-  const std::string key = config.fsroot.string() + "\n" + neuron_ls_key(config);
-  return *config.topology_cache / ("topology-" + stable_hash(key) + ".json");
+  return topology::topology_cache_file(*config.topology_cache, source_of(config));
 }
 
-NodeTopologyResult load_node_topology(const PluginConfig& config) {
-  NodeTopologyResult result;
-  const auto cache_file = topology_cache_file(config);
-  if (cache_file) {
-    std::string why_not;
-    if (auto cached = topology::load_cached_topology(*cache_file, config.fsroot, &why_not)) {
-      result.topology = std::move(*cached);
-      result.from_cache = true;
-      return result;
-    }
-    result.note = why_not;
-  }
-  topology::DiscoveryOptions options;
-  options.fsroot = config.fsroot;
-  options.neuron_ls = neuron_ls_for(config);
-  result.topology = topology::discover(options);
-  if (cache_file) {
-    try {
-      topology::save_topology_cache(result.topology, *cache_file);
-    } catch (const Error& e) {
-      result.note += std::string("; not cached: ") + e.what();
-    }
-  } else {
-    result.note = "topology_cache=off";
+topology::CachedDiscovery load_node_topology(const PluginConfig& config) {
+  auto source = source_of(config);
+  source.cache_file = topology_cache_file(config);
+  auto result = topology::load_node_topology(source);
+  if (!result.from_cache) {
+    // For the step's summary line: "topology discovered (<note>)".
+    result.note = source.cache_file ? result.why_discovered : "topology_cache=off";
+    if (!result.cache_write_error.empty())
+      result.note += "; not cached: " + result.cache_write_error;
   }
   return result;
 }

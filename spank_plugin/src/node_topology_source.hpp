@@ -2,28 +2,19 @@
 
 #include <filesystem>
 #include <optional>
-#include <string>
 
 #include "plugin_config.hpp"
-#include "trn/topology/node_topology.hpp"
+#include "trn/topology/node_topology_source.hpp"
 
-// Where the adaptor gets the node's topology: the per-boot cache when valid, else discovery
-// (which needs root: core_count is mode 0400), then the cache is rewritten.
+// Where the adaptor gets the node's topology: core's load_node_topology with the site's
+// plugstack.conf choices (fsroot=, neuron_ls=, topology_cache=).
 namespace trn::spank {
 
-struct NodeTopologyResult {
-  topology::NodeTopology topology;
-  bool from_cache = false;
-  std::string note;  // why it was discovered, or why the cache could not be written
-};
-
-// The cache file for this configuration: the default root with the default neuron-ls source uses
-// <topology_cache>/topology.json (what the other tools read); any other root or neuron-ls source
-// gets a file of its own, so a fixture and the real root never overwrite each other.
+// The cache file for this configuration (topology::topology_cache_file under topology_cache=);
 // std::nullopt with topology_cache=off.
 std::optional<std::filesystem::path> topology_cache_file(const PluginConfig& config);
 
 // Throws trn::Error from discovery (the message names the file at fault).
-NodeTopologyResult load_node_topology(const PluginConfig& config);
+topology::CachedDiscovery load_node_topology(const PluginConfig& config);
 
 }  // namespace trn::spank

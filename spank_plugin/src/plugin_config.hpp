@@ -6,17 +6,14 @@
 
 #include "trn/placement/bind_mode.hpp"
 #include "trn/taskenv/env_options.hpp"
+#include "trn/topology/node_topology_source.hpp"
 
 // The site's choices: the arguments after the plugin's path on its plugstack.conf line, e.g.
 //   required /usr/lib/slurm/spank_trn.so cache_root=/fsx/neuron-cache efa=required
 namespace trn::spank {
 
-enum class NeuronLsSource {
-  kAuto,  // "/" root: run /opt/aws/neuron/bin/neuron-ls -j when installed; other roots: a
-          // recorded <fsroot>/neuron-ls.json when present
-  kOff,   // always the documented per-instance map
-  kFile,  // a recorded `neuron-ls -j` output
-};
+// neuron_ls=auto|off|FILE, as core's node topology source reads it.
+using NeuronLsSource = topology::NeuronLsSource;
 
 struct PluginConfig {
   std::filesystem::path fsroot = "/";     // fsroot=: a fixture tree instead of the node

@@ -97,7 +97,7 @@ void resolve_rendezvous(StepState& step, const Host& host) {
               "MASTER_ADDR");
 }
 
-std::string summary(const StepState& step, const NodeTopologyResult& source) {
+std::string summary(const StepState& step, const topology::CachedDiscovery& source) {
   const auto& facts = step.slurm.facts;
   std::string line = "step " + std::to_string(facts.job_id) + "." + std::to_string(facts.step_id) +
                      " on " + facts.node_name + ": " + std::to_string(facts.local_task_count) +
@@ -150,7 +150,7 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
   auto step = std::make_unique<StepState>();
   step->config = config;
   step->slurm = read_slurm_step(host);
-  const NodeTopologyResult source = load_node_topology(config);
+  const auto source = load_node_topology(config);
   step->topology = source.topology;
 
   auto& request = step->request;

@@ -7,29 +7,14 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "trn/common/error.hpp"
+#include "trn/common/unique_fd.hpp"
 
 namespace trn::spank {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(Fd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
-  Fd& operator=(Fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 constexpr const char* kFix =
@@ -41,12 +26,13 @@ constexpr const char* kFix =
 }
 
 // Opens `name` under `parent` without following a symlink; -1 with errno on failure.
-Fd open_dir(const Fd& parent, const std::string& name) {
-  return Fd(::openat(parent.get(), name.c_str(), kDirFlags));
+UniqueFd open_dir(const UniqueFd& parent, const std::string& name) {
+  return UniqueFd(::openat(parent.get(), name.c_str(), kDirFlags));
 }
 
-Fd open_checked(const Fd& parent, const std::string& name, const std::filesystem::path& path) {
-  Fd fd = open_dir(parent, name);
+UniqueFd open_checked(const UniqueFd& parent, const std::string& name,
+                      const std::filesystem::path& path) {
+  UniqueFd fd = open_dir(parent, name);
   if (fd.get() < 0) {
     const int error = errno;
     if (error == ELOOP || error == ENOTDIR)
@@ -57,7 +43,7 @@ Fd open_checked(const Fd& parent, const std::string& name, const std::filesystem
   return fd;
 }
 
-struct stat stat_of(const Fd& fd, const std::filesystem::path& path) {
+struct stat stat_of(const UniqueFd& fd, const std::filesystem::path& path) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) refuse(path, std::string("fstat: ") + std::strerror(errno));
   return st;
@@ -69,7 +55,7 @@ std::string octal(mode_t mode) {
   return text;
 }
 
-void check_above(const Fd& fd, const std::filesystem::path& path) {
+void check_above(const UniqueFd& fd, const std::filesystem::path& path) {
   const struct stat st = stat_of(fd, path);
   if (st.st_uid != 0)
     refuse(path, "it is owned by uid " + std::to_string(st.st_uid) + ", not root");
@@ -80,14 +66,15 @@ void check_above(const Fd& fd, const std::filesystem::path& path) {
 }
 
 // <local_cache> itself: made here when missing.
-Fd cache_root(const Fd& parent, const std::string& name, const std::filesystem::path& path) {
+UniqueFd cache_root(const UniqueFd& parent, const std::string& name,
+                    const std::filesystem::path& path) {
   if (::mkdirat(parent.get(), name.c_str(), 0755) == 0) {
-    Fd fd = open_checked(parent, name, path);
+    UniqueFd fd = open_checked(parent, name, path);
     if (::fchmod(fd.get(), 0755) != 0) refuse(path, std::string("fchmod: ") + std::strerror(errno));
   } else if (errno != EEXIST) {
     refuse(path, std::string("cannot create it: ") + std::strerror(errno));
   }
-  Fd fd = open_checked(parent, name, path);
+  UniqueFd fd = open_checked(parent, name, path);
   const struct stat st = stat_of(fd, path);
   if (st.st_uid != 0) {
     refuse(path, "it is owned by uid " + std::to_string(st.st_uid) +
@@ -122,17 +109,17 @@ std::filesystem::path ensure_user_cache_dir(const std::filesystem::path& local_c
   for (const auto& part : root.relative_path()) {
     if (!part.empty()) parts.push_back(part.string());
   }
-  Fd dir(::open("/", kDirFlags));
+  UniqueFd dir(::open("/", kDirFlags));
   if (dir.get() < 0) refuse("/", std::string("cannot open it: ") + std::strerror(errno));
   std::filesystem::path walked = "/";
   check_above(dir, walked);
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
     walked /= parts[i];
-    Fd next = open_checked(dir, parts[i], walked);
+    UniqueFd next = open_checked(dir, parts[i], walked);
     check_above(next, walked);
     dir = std::move(next);
   }
-  Fd root_fd = cache_root(dir, parts.back(), root);
+  UniqueFd root_fd = cache_root(dir, parts.back(), root);
 
   const std::filesystem::path mine = root / user;
   if (::mkdirat(root_fd.get(), user.c_str(), 0700) == 0) {
@@ -140,7 +127,7 @@ std::filesystem::path ensure_user_cache_dir(const std::filesystem::path& local_c
   } else if (errno != EEXIST) {
     refuse(mine, std::string("cannot create it: ") + std::strerror(errno));
   }
-  Fd user_fd = open_checked(root_fd, user, mine);
+  UniqueFd user_fd = open_checked(root_fd, user, mine);
   const struct stat st = stat_of(user_fd, mine);
   if (st.st_uid == 0 && uid != 0) {
     // Only root can create entries in root_fd: this is our own directory, not yet handed over.

@@ -6,29 +6,13 @@
 
 #include <array>
 #include <cerrno>
-#include <utility>
 
 #include "directory.hpp"
+#include "trn/common/unique_fd.hpp"
 
 namespace trn::cache::detail {
 
 namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  // close() reports delayed write errors (NFS), so it is checked where data was written.
-  int close() { return ::close(std::exchange(fd_, -1)); }
-
- private:
-  int fd_;
-};
 
 const char* const space_fix = "check free space and permissions of the destination";
 
@@ -58,15 +42,14 @@ void copy_by_read_write(int in, int out, const std::filesystem::path& from,
 
 CopyOutcome copy_regular_file(const std::filesystem::path& from, const std::filesystem::path& to,
                               std::uintmax_t* bytes_copied) {
-  FileDescriptor in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
   if (in.get() < 0) {
     if (errno == ENOENT) return CopyOutcome::source_vanished;
     throw_errno("cannot open", from, errno, "check the source cache's permissions");
   }
   struct stat info {};
   if (::fstat(in.get(), &info) != 0) throw_errno("cannot inspect", from, errno, "check the file");
-  FileDescriptor out(
-      ::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, info.st_mode & 0777));
+  UniqueFd out(::open(to.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, info.st_mode & 0777));
   if (out.get() < 0) throw_errno("cannot create", to, errno, space_fix);
 
   std::uintmax_t copied = 0;

@@ -1,7 +1,7 @@
 #include "trn/cache/layout.hpp"
 
+#include "trn/cache/compiler_flags.hpp"
 #include "trn/common/error.hpp"
-#include "trn/taskenv/compile_cache.hpp"
 
 namespace trn::cache {
 
@@ -16,7 +16,7 @@ bool has_prefix_and_more(std::string_view name, std::string_view prefix) {
 std::filesystem::path compiler_cache_root(const std::optional<std::string>& neuron_cc_flags,
                                           const std::optional<std::string>& cache_url) {
   if (neuron_cc_flags) {
-    if (auto dir = taskenv::cache_dir_in_flags(*neuron_cc_flags); dir && !dir->empty()) {
+    if (auto dir = cache_dir_in_flags(*neuron_cc_flags); dir && !dir->empty()) {
       return *dir;
     }
   }

@@ -1,18 +1,10 @@
 #include "trn/cache/manifest.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <array>
-#include <cerrno>
-#include <cstdio>
 #include <fstream>
-#include <sstream>
-#include <system_error>
 
-#include "directory.hpp"
-#include "trn/cache/fnv1a.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/fnv1a.hpp"
+#include "trn/common/text_file.hpp"
 
 namespace trn::cache {
 
@@ -68,44 +60,10 @@ void write_manifest(const std::filesystem::path& shared_root, const std::string&
     throw Error("compile manifest " + path.string() +
                 ": the record must be a JSON object; wrap the values in one");
   }
-  std::error_code error;
-  std::filesystem::create_directories(path.parent_path(), error);
-  if (error) {
-    detail::throw_errno("cannot create", path.parent_path(), error.value(),
-                        "check that the shared cache is writable");
-  }
-  const auto text = record.dump(2) + "\n";
-  auto temp = path;
-  std::array<char, 256> host{};
-  ::gethostname(host.data(), host.size() - 1);
-  temp += ".tmp." + std::to_string(::getpid()) + "." + host.data();
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) detail::throw_errno("cannot create", temp, errno, "check the shared cache");
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t put = ::write(fd, text.data() + written, text.size() - written);
-    if (put < 0 && errno == EINTR) continue;
-    if (put < 0) {
-      const int write_error = errno;
-      ::close(fd);
-      ::unlink(temp.c_str());
-      detail::throw_errno("cannot write", temp, write_error, "check free space");
-    }
-    written += static_cast<std::size_t>(put);
-  }
-  // The record claims a compile is done: make it durable before it becomes visible.
-  int error_number = 0;
-  if (::fsync(fd) != 0) error_number = errno;
-  if (::close(fd) != 0 && error_number == 0) error_number = errno;
-  if (error_number != 0) {
-    ::unlink(temp.c_str());
-    detail::throw_errno("cannot write", temp, error_number, "check free space");
-  }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    error_number = errno;
-    ::unlink(temp.c_str());
-    detail::throw_errno("cannot move the record to", path, error_number, "check the shared cache");
-  }
+  // The record claims a compile is done: it must be durable before it becomes visible. The
+  // umask decides its mode, so a group sharing the cache can read it.
+  write_file_atomically(path, record.dump(2) + "\n", std::nullopt,
+                        "check that the shared cache is writable and has free space");
 }
 
 }  // namespace trn::cache

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <utility>
 
 #include "trn/common/error.hpp"
+#include "trn/common/unique_fd.hpp"
 
 namespace trn {
 namespace {
@@ -26,25 +28,27 @@ FileRead failure(int error_number) {
   return out;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
+// A new hidden file ".<name>.<host>.<pid>.<n>" in `dir`, made with O_EXCL: unique across the
+// nodes that share a file system and the threads of this process. Mode 0666 less the umask.
+UniqueFd create_temporary(const std::filesystem::path& dir, const std::string& name,
+                          std::string* temp) {
+  static std::atomic<unsigned> counter{0};
+  std::array<char, 256> host{};
+  ::gethostname(host.data(), host.size() - 1);
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    *temp = (dir / ("." + name + "." + host.data() + "." + std::to_string(::getpid()) + "." +
+                    std::to_string(counter++)))
+                .string();
+    UniqueFd fd(::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
+    if (fd.valid() || errno != EEXIST) return fd;
   }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
+  return UniqueFd();
+}
 
 }  // namespace
 
 FileRead try_read_text(const std::filesystem::path& path) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) return failure(errno);
   FileRead out;
   char buffer[4096];
@@ -79,18 +83,21 @@ std::string_view trim(std::string_view text) {
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content,
-                           mode_t mode) {
+                           std::optional<mode_t> mode, std::string_view fix) {
   const auto dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  const std::string fix_text =
+      fix.empty() ? "make " + dir.string() + " a writable directory or choose another path"
+                  : std::string(fix);
   const auto fail = [&](const std::string& step, int error_number) {
     throw Error("cannot write " + path.string() + " (" + step + ": " + std::strerror(error_number) +
-                "): make " + dir.string() + " a writable directory or choose another path");
+                "): " + fix_text);
   };
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) fail("create directory", ec.value());
-  std::string temp = (dir / ("." + path.filename().string() + ".XXXXXX")).string();
-  Fd fd(::mkstemp(temp.data()));
-  if (fd.get() < 0) fail("create temporary file", errno);
+  std::string temp;
+  UniqueFd fd = create_temporary(dir, path.filename().string(), &temp);
+  if (!fd.valid()) fail("create temporary file", errno);
   const auto discard = [&](const std::string& step) {
     const int saved = errno;
     ::unlink(temp.c_str());
@@ -105,9 +112,9 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     }
     written += static_cast<std::size_t>(n);
   }
-  if (::fchmod(fd.get(), mode) != 0) discard("chmod");
+  if (mode && ::fchmod(fd.get(), *mode) != 0) discard("chmod");
   if (::fsync(fd.get()) != 0) discard("fsync");
-  if (::close(fd.release()) != 0) discard("close");
+  if (fd.close() != 0) discard("close");
   if (::rename(temp.c_str(), path.c_str()) != 0) discard("rename");
 }
 

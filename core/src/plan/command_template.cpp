@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "plan_fields.hpp"
 #include "suggest.hpp"
 #include "trn/common/error.hpp"
 
@@ -61,29 +62,10 @@ std::vector<Piece> parse(std::string_view text) {
 
 const std::vector<std::string>& known_placeholders() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v{"checkpoint_every",
-                               "compile_steps",
-                               "data",
-                               "dp",
-                               "global_batch",
-                               "grad_accum",
-                               "keep_checkpoints",
-                               "lr",
-                               "micro_batch",
-                               "model",
-                               "nodes",
-                               "pp",
-                               "profile",
-                               "run_dir",
-                               "seed",
-                               "seq_len",
-                               "steps",
-                               "steps_this_run",
-                               "tasks_per_node",
-                               "tp",
-                               "warmup",
-                               "workers_per_node",
-                               "world_size"};
+    std::vector<std::string> v;
+    for (const auto& field : detail::plan_fields()) {
+      if (!field.placeholder.empty()) v.emplace_back(field.placeholder);
+    }
     std::sort(v.begin(), v.end());
     return v;
   }();

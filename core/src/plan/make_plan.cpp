@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "number_text.hpp"
+#include "plan_fields.hpp"
 #include "scaling.hpp"
 #include "trn/common/error.hpp"
 #include "trn/plan/command_template.hpp"
@@ -59,33 +59,15 @@ std::optional<double> scaled_lr(const Profile& profile, double batch_factor) {
 }  // namespace
 
 PlaceholderValues placeholder_values(const Plan& plan, bool compile) {
-  const auto n = [](std::int64_t v) { return std::to_string(v); };
-  PlaceholderValues values{
-      {"checkpoint_every", n(plan.checkpoint_every)},
-      {"compile_steps", n(plan.compile_steps)},
-      {"dp", n(plan.data_parallel)},
-      {"global_batch", n(plan.global_batch)},
-      {"grad_accum", n(plan.grad_accum)},
-      {"keep_checkpoints", n(plan.keep_checkpoints)},
-      {"micro_batch", n(plan.micro_batch)},
-      {"nodes", n(plan.nodes)},
-      {"pp", n(plan.pipeline_parallel)},
-      {"profile", plan.profile},
-      {"run_dir", plan.run_dir.string()},
-      {"seed", n(plan.seed)},
-      {"steps", n(plan.steps)},
-      {"steps_this_run", n(compile ? std::min(plan.compile_steps, plan.steps) : plan.steps)},
-      {"tasks_per_node", n(plan.tasks_per_node)},
-      {"tp", n(plan.tensor_parallel)},
-      {"warmup", n(plan.warmup)},
-      {"workers_per_node", n(plan.workers_per_node)},
-      {"world_size", n(plan.world_size)},
-  };
-  // Values the profile may leave unset: a template that uses them fails, naming the key.
-  if (plan.lr) values["lr"] = format_real(*plan.lr);
-  if (!plan.model.empty()) values["model"] = plan.model;
-  if (!plan.data.empty()) values["data"] = plan.data;
-  if (plan.seq_len) values["seq_len"] = n(*plan.seq_len);
+  PlaceholderValues values;
+  for (const auto& field : detail::plan_fields()) {
+    if (field.placeholder.empty()) continue;
+    // Values the profile may leave unset (lr, model, ...): a template that uses them fails,
+    // naming the key.
+    if (auto value = field.value(plan, compile)) {
+      values.emplace(std::string(field.placeholder), std::move(*value));
+    }
+  }
   return values;
 }
 

@@ -1,12 +1,8 @@
+#include "plan_fields.hpp"
 #include "trn/plan/plan_report.hpp"
 
 namespace trn::plan {
 namespace {
-
-template <typename T>
-nlohmann::json or_null(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
 
 // `text` with every occurrence of `from` replaced by `to`.
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
@@ -17,73 +13,35 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+// Every string in `value` (at any depth) with the run directory written as "{run_dir}".
+void name_run_dir(nlohmann::json& value, const std::string& run_dir) {
+  if (value.is_string()) {
+    value = replace_all(value.get<std::string>(), run_dir, "{run_dir}");
+  } else if (value.is_structured()) {
+    for (auto& item : value) name_run_dir(item, run_dir);
+  }
+}
+
 }  // namespace
 
 nlohmann::json compile_inputs(const Plan& plan) {
-  const std::string run_dir = plan.run_dir.string();
-  std::vector<std::string> command;
-  for (const auto& word : plan.compile_command) {
-    command.push_back(replace_all(word, run_dir, "{run_dir}"));
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& field : detail::plan_fields()) {
+    if (!field.compile_input) continue;
+    auto value = field.json(plan);
+    // The run directory is new for every job; the graphs do not depend on it.
+    name_run_dir(value, plan.run_dir.string());
+    out[std::string(field.json_key)] = std::move(value);
   }
-  nlohmann::json env = nlohmann::json::object();
-  for (const auto& [name, value] : plan.env) env[name] = replace_all(value, run_dir, "{run_dir}");
-  return {
-      {"compile_command", command},
-      {"env", env},
-      {"neuron_devices", plan.neuron_devices},
-      {"nodes", plan.nodes},
-      {"workers_per_node", plan.workers_per_node},
-      {"tensor_parallel", plan.tensor_parallel},
-      {"pipeline_parallel", plan.pipeline_parallel},
-      {"data_parallel", plan.data_parallel},
-      {"micro_batch", plan.micro_batch},
-      {"grad_accum", plan.grad_accum},
-      {"seq_len", or_null(plan.seq_len)},
-      {"launch_mode", std::string(to_string(plan.launch))},
-  };
+  return out;
 }
 
 nlohmann::json to_json(const Plan& plan) {
-  return {
-      {"profile", plan.profile},
-      {"profile_file", plan.profile_file.string()},
-      {"job_id", or_null(plan.job_id)},
-      {"nodes", plan.nodes},
-      {"node_list", plan.node_list},
-      {"neuron_devices", plan.neuron_devices},
-      {"workers_per_node", plan.workers_per_node},
-      {"world_size", plan.world_size},
-      {"tensor_parallel", plan.tensor_parallel},
-      {"pipeline_parallel", plan.pipeline_parallel},
-      {"data_parallel", plan.data_parallel},
-      {"scaling", std::string(to_string(plan.scaling))},
-      {"micro_batch", plan.micro_batch},
-      {"grad_accum", plan.grad_accum},
-      {"global_batch", plan.global_batch},
-      {"lr", or_null(plan.lr)},
-      {"lr_scaling", std::string(to_string(plan.lr_scaling))},
-      {"reference_nodes", plan.reference_nodes},
-      {"reference_global_batch", plan.reference_global_batch},
-      {"reference_lr", or_null(plan.reference_lr)},
-      {"steps", plan.steps},
-      {"warmup", plan.warmup},
-      {"seq_len", or_null(plan.seq_len)},
-      {"model", plan.model},
-      {"data", plan.data},
-      {"seed", plan.seed},
-      {"launch_mode", std::string(to_string(plan.launch))},
-      {"tasks_per_node", plan.tasks_per_node},
-      {"processes_per_task", plan.processes_per_task},
-      {"compile_steps", plan.compile_steps},
-      {"checkpoint_every", plan.checkpoint_every},
-      {"keep_checkpoints", plan.keep_checkpoints},
-      {"run_dir", plan.run_dir.string()},
-      {"max_restarts", plan.max_restarts},
-      {"requeue", std::string(to_string(plan.requeue))},
-      {"command", plan.command},
-      {"compile_command", plan.compile_command},
-      {"env", plan.env},
-  };
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& field : detail::plan_fields()) {
+    if (!field.json_key.empty()) out[std::string(field.json_key)] = field.json(plan);
+  }
+  return out;
 }
 
 }  // namespace trn::plan

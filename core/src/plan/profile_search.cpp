@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "suggest.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/plan/load_profile.hpp"
 
@@ -62,13 +63,7 @@ std::vector<fs::path> profile_search_dirs(const EnvLookup& env,
 }
 
 std::vector<fs::path> profile_search_dirs(const std::vector<fs::path>& share_dirs) {
-  return profile_search_dirs(
-      [](const std::string& name) -> std::optional<std::string> {
-        const char* value = std::getenv(name.c_str());
-        if (value == nullptr) return std::nullopt;
-        return std::string(value);
-      },
-      share_dirs);
+  return profile_search_dirs(env_value, share_dirs);
 }
 
 std::vector<ProfileLocation> available_profiles(const std::vector<fs::path>& dirs) {

@@ -1,8 +1,8 @@
 #include "trn/taskenv/task_environment.hpp"
 
 #include "trn/common/env_names.hpp"
+#include "trn/cache/compiler_flags.hpp"
 #include "trn/common/error.hpp"
-#include "trn/taskenv/compile_cache.hpp"
 
 namespace trn::taskenv {
 namespace {
@@ -65,7 +65,7 @@ TaskEnvironment task_environment(const StepEnvironment& step, const TaskIds& tas
   if (step.compile_cache) {
     // Checked even when overriding: trn-slurm never edits NEURON_CC_FLAGS.
     const auto flags = existing(std::string(env::kNeuronCcFlags));
-    const auto cache_dir = flags ? cache_dir_in_flags(*flags) : std::nullopt;
+    const auto cache_dir = flags ? cache::cache_dir_in_flags(*flags) : std::nullopt;
     if (cache_dir) {
       b.out.warnings.push_back("NEURON_CC_FLAGS sets --cache_dir=" + *cache_dir +
                                ", which takes precedence over the compile cache " +

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sysfs.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 
 namespace trn::topology {
@@ -20,11 +21,10 @@ namespace {
 class ScopedFsRoot {
  public:
   explicit ScopedFsRoot(const std::filesystem::path& root) {
-    const char* previous = ::getenv("HWLOC_FSROOT");
+    previous_ = env_value("HWLOC_FSROOT");
     const bool real_root = root.lexically_normal() == "/";
-    if (real_root && previous == nullptr) return;
+    if (real_root && !previous_) return;
     lock_.emplace(mutex());
-    if (previous != nullptr) previous_ = previous;
     changed_ = true;
     if (real_root) {
       ::unsetenv("HWLOC_FSROOT");

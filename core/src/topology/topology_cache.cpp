@@ -43,23 +43,32 @@ void save_topology_cache(const NodeTopology& topology, const std::filesystem::pa
   write_file_atomically(cache_file, topology_to_json(topology), 0644);
 }
 
-CachedDiscovery discover_cached(const DiscoveryOptions& options,
-                                const std::filesystem::path& cache_file) {
+CachedDiscovery cached_or_discovered(const std::filesystem::path& cache_file,
+                                     const std::filesystem::path& fsroot,
+                                     const std::function<NodeTopology()>& discover_now,
+                                     bool write_back) {
   CachedDiscovery out;
-  std::string why_not;
-  if (auto cached = load_cached_topology(cache_file, options.fsroot, &why_not)) {
+  if (auto cached = load_cached_topology(cache_file, fsroot, &out.why_discovered)) {
     out.topology = std::move(*cached);
     out.from_cache = true;
     return out;
   }
-  out.topology = discover(options);
-  out.note = "discovered the node topology (" + why_not + ")";
+  out.topology = discover_now();
+  out.note = "discovered the node topology (" + out.why_discovered + ")";
+  if (!write_back) return out;
   try {
     save_topology_cache(out.topology, cache_file);
   } catch (const Error& e) {
-    out.note += "; not cached: " + std::string(e.what());
+    out.cache_write_error = e.what();
+    out.note += "; not cached: " + out.cache_write_error;
   }
   return out;
+}
+
+CachedDiscovery discover_cached(const DiscoveryOptions& options,
+                                const std::filesystem::path& cache_file) {
+  return cached_or_discovered(
+      cache_file, options.fsroot, [&options] { return discover(options); }, true);
 }
 
 }  // namespace trn::topology

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "cache_tree.hpp"
-#include "trn/cache/fnv1a.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/fnv1a.hpp"
 
 namespace trn::cache {
 namespace {

@@ -8,7 +8,6 @@
 
 #include "fixtures.hpp"
 #include "trn/common/error.hpp"
-#include "trn/taskenv/compile_cache.hpp"
 
 using namespace trn::taskenv;
 using trn::placement::place_step;
@@ -246,14 +245,6 @@ TEST(RendezvousPorts, DistinctPerJobAndStepAndBelowTheEphemeralRange) {
     }
   }
   EXPECT_EQ(rendezvous_ports(42, 3).master_port, rendezvous_ports(42, 3).master_port);
-}
-
-TEST(CompileCache, FindsCacheDirInCompilerFlags) {
-  EXPECT_EQ(cache_dir_in_flags("--model-type=transformer --cache_dir=/fsx/c"), "/fsx/c");
-  EXPECT_EQ(cache_dir_in_flags("--cache_dir /fsx/d -O1"), "/fsx/d");
-  EXPECT_FALSE(cache_dir_in_flags("--model-type=transformer").has_value());
-  EXPECT_FALSE(cache_dir_in_flags("--cache_directory=/x").has_value());
-  EXPECT_FALSE(cache_dir_in_flags("").has_value());
 }
 
 TEST(EfaMode, Parses) {

@@ -78,6 +78,12 @@ TEST(CompileInputs, IgnoreTheJobButNotTheShapes) {
   EXPECT_EQ(first.at("env").at("CACHE"), "{run_dir}/cache");
   EXPECT_THAT(first.at("compile_command").dump(), HasSubstr("\"--output\",\"{run_dir}\""));
   EXPECT_EQ(first.at("grad_accum"), 16);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : first.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"compile_command", "data_parallel", "env", "grad_accum",
+                                            "launch_mode", "micro_batch", "neuron_devices", "nodes",
+                                            "pipeline_parallel", "seq_len", "tensor_parallel",
+                                            "workers_per_node"}));
 
   Profile other_batch = profile;
   apply_override(other_batch, "micro_batch", "8");

@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,9 +31,13 @@ std::string read_text(const std::filesystem::path& path, std::string_view fix);
 // Surrounding whitespace removed (sysfs values end in a newline, some do not).
 std::string_view trim(std::string_view text);
 
-// Writes `content` to a temporary file next to `path` and renames it over `path`, so readers
-// never see a partial file. Creates the parent directory (mode 0755) when missing.
+// Writes `content` to a temporary file next to `path`, flushes it to disk and renames it over
+// `path`, so readers never see a partial file, even after a crash. Creates the parent directory
+// (mode 0755) when missing. `mode`: the file's permission bits; std::nullopt leaves them as
+// open(2) makes them (0666 less the umask), for files shared with a group through the umask.
+// Throws trn::Error "cannot write <path> (<step>: <reason>): <fix>"; an empty `fix` says to
+// make the parent a writable directory or choose another path.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content,
-                           mode_t mode);
+                           std::optional<mode_t> mode, std::string_view fix = {});
 
 }  // namespace trn

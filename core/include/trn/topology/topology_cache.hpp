@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -27,7 +28,16 @@ struct CachedDiscovery {
   NodeTopology topology;
   bool from_cache = false;
   std::string note;  // for a verbose log line: why it was (re)discovered, or a write failure
+  std::string why_discovered;     // why the cache was not used; empty when it was, or without one
+  std::string cache_write_error;  // why the rediscovered topology could not be cached
 };
+
+// The cached topology when valid, else discover_now(), written back to the cache when
+// `write_back`. A cache that cannot be written is reported in `note`, not thrown.
+CachedDiscovery cached_or_discovered(const std::filesystem::path& cache_file,
+                                     const std::filesystem::path& fsroot,
+                                     const std::function<NodeTopology()>& discover_now,
+                                     bool write_back);
 
 // The cached topology when valid, else discover(options) and rewrite the cache. A cache that
 // cannot be written is reported in `note`, not thrown: the step can go on without it.

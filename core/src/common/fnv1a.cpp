@@ -1,8 +1,8 @@
-#include "trn/cache/fnv1a.hpp"
+#include "trn/common/fnv1a.hpp"
 
 #include <array>
 
-namespace trn::cache {
+namespace trn {
 
 std::uint64_t fnv1a_64(std::string_view bytes) {
   std::uint64_t hash = 14695981039346656037ULL;
@@ -22,4 +22,4 @@ std::string fnv1a_64_hex(std::string_view bytes) {
   return text;
 }
 
-}  // namespace trn::cache
+}  // namespace trn

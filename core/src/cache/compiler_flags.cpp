@@ -1,8 +1,8 @@
-#include "trn/taskenv/compile_cache.hpp"
+#include "trn/cache/compiler_flags.hpp"
 
 #include <vector>
 
-namespace trn::taskenv {
+namespace trn::cache {
 
 std::optional<std::string> cache_dir_in_flags(std::string_view flags) {
   std::vector<std::string_view> tokens;
@@ -27,4 +27,4 @@ std::optional<std::string> cache_dir_in_flags(std::string_view flags) {
   return std::nullopt;
 }
 
-}  // namespace trn::taskenv
+}  // namespace trn::cache
