@@ -44,8 +44,8 @@ int run_check(const std::vector<std::string>& files, bool strict) {
     try {
       for (const auto& diagnostic : trn::pcluster::check_cluster_config_file(file, options)) {
         std::cout << diagnostic.to_string() << '\n';
-        (diagnostic.severity == trn::pcluster::Severity::error ? errors : warnings)++;
-        if (diagnostic.severity == trn::pcluster::Severity::error && status == exit_clean) {
+        (diagnostic.severity == trn::pcluster::Severity::kError ? errors : warnings)++;
+        if (diagnostic.severity == trn::pcluster::Severity::kError && status == exit_clean) {
           status = exit_findings;
         }
       }

@@ -156,7 +156,7 @@ void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
 int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocation,
                     const run::FailureDiagnosis& diagnosis) {
   std::cerr << "trn-run: training failed: " << diagnosis.summary << '\n';
-  if (plan.requeue == plan::RequeuePolicy::never) return kNodeFailure;
+  if (plan.requeue == plan::RequeuePolicy::kNever) return kNodeFailure;
   if (static_cast<std::int64_t>(allocation.restart_count) >= plan.max_restarts) {
     std::cerr << "trn-run: no restart left (" << allocation.restart_count << " of "
               << plan.max_restarts << " used); not requeueing\n";
@@ -267,7 +267,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     return kSuccess;
   }
   const bool user_error = outcome.diagnosis.kind == run::FailureKind::kUserError;
-  if (user_error && plan.requeue != plan::RequeuePolicy::always) {
+  if (user_error && plan.requeue != plan::RequeuePolicy::kAlways) {
     std::cerr << "trn-run: training failed on every rank with the same error:\n  "
               << outcome.diagnosis.exception << "\nfirst failing rank's traceback:\n"
               << outcome.diagnosis.excerpt;

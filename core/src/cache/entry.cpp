@@ -10,13 +10,13 @@ namespace trn::cache {
 
 std::string_view state_name(EntryState state) {
   switch (state) {
-    case EntryState::done:
+    case EntryState::kDone:
       return "done";
-    case EntryState::failed:
+    case EntryState::kFailed:
       return "failed";
-    case EntryState::locked:
+    case EntryState::kLocked:
       return "locked";
-    case EntryState::empty:
+    case EntryState::kEmpty:
       return "empty";
   }
   return "empty";
@@ -27,14 +27,14 @@ EntryState classify(const std::vector<std::string>& file_names) {
   bool done = false;
   bool log = false;
   for (const auto& name : file_names) {
-    if (is_lock_file_name(name)) return EntryState::locked;
+    if (is_lock_file_name(name)) return EntryState::kLocked;
     neff = neff || name == neff_file;
     done = done || name == done_file;
     log = log || name == log_file;
   }
-  if (neff && done) return EntryState::done;
-  if (log && !neff) return EntryState::failed;
-  return EntryState::empty;
+  if (neff && done) return EntryState::kDone;
+  if (log && !neff) return EntryState::kFailed;
+  return EntryState::kEmpty;
 }
 
 std::optional<Entry> read_entry(const std::filesystem::path& entry_dir) {

@@ -48,15 +48,15 @@ NpcSummary parse_npc_output(std::string_view output) {
 
 std::string_view outcome_name(CompileOutcome outcome) {
   switch (outcome) {
-    case CompileOutcome::compiled:
+    case CompileOutcome::kCompiled:
       return "compiled";
-    case CompileOutcome::nothing_to_compile:
+    case CompileOutcome::kNothingToCompile:
       return "nothing_to_compile";
-    case CompileOutcome::compile_failed:
+    case CompileOutcome::kCompileFailed:
       return "compile_failed";
-    case CompileOutcome::script_failed:
+    case CompileOutcome::kScriptFailed:
       return "script_failed";
-    case CompileOutcome::failed_otherwise:
+    case CompileOutcome::kFailedOtherwise:
       return "failed_otherwise";
   }
   return "failed_otherwise";
@@ -71,7 +71,7 @@ CompileResult interpret_npc_run(std::string_view output, int exit_status) {
                                     ? "was killed by signal " + std::to_string(-exit_status)
                                     : "exited with status " + std::to_string(exit_status);
   if (s.failed && *s.failed > 0) {
-    result.outcome = CompileOutcome::compile_failed;
+    result.outcome = CompileOutcome::kCompileFailed;
     result.message = "neuron_parallel_compile: " + count_text(*s.failed, "graph") +
                      " failed to compile" +
                      (s.total_graphs ? " (of " + std::to_string(*s.total_graphs) + ")" : "") +
@@ -79,21 +79,21 @@ CompileResult interpret_npc_run(std::string_view output, int exit_status) {
                      "fix the model or compiler flags, then clear them with "
                      "'trn-cache prune --failed'";
   } else if (exit_status == 0 && s.no_todo_hlos && !s.failed) {
-    result.outcome = CompileOutcome::nothing_to_compile;
+    result.outcome = CompileOutcome::kNothingToCompile;
     result.message = "neuron_parallel_compile: no new graphs; the cache already held them all";
   } else if (exit_status == 0) {
-    result.outcome = CompileOutcome::compiled;
+    result.outcome = CompileOutcome::kCompiled;
     result.message = "neuron_parallel_compile: " +
                      (s.successful ? count_text(*s.successful, "graph") + " compiled"
                                    : std::string("finished without a summary"));
   } else if (s.training_script_failed || (exit_status == 1 && !s.failed)) {
-    result.outcome = CompileOutcome::script_failed;
+    result.outcome = CompileOutcome::kScriptFailed;
     result.message =
         "neuron_parallel_compile: the training script failed while its graphs were "
         "extracted (" +
         exit_text + "); its error is in the output above";
   } else {
-    result.outcome = CompileOutcome::failed_otherwise;
+    result.outcome = CompileOutcome::kFailedOtherwise;
     result.message = "neuron_parallel_compile " + exit_text +
                      (s.failed ? " after reporting no failed compilation" : " without a summary") +
                      "; see its output";

@@ -7,31 +7,31 @@
 
 namespace trn::plan {
 
-std::string_view to_string(Scaling value) { return value == Scaling::strong ? "strong" : "weak"; }
+std::string_view to_string(Scaling value) { return value == Scaling::kStrong ? "strong" : "weak"; }
 
 std::string_view to_string(LrRule value) {
   switch (value) {
-    case LrRule::none:
+    case LrRule::kNone:
       return "none";
-    case LrRule::linear:
+    case LrRule::kLinear:
       return "linear";
-    case LrRule::sqrt:
+    case LrRule::kSqrt:
       return "sqrt";
   }
   return "none";
 }
 
 std::string_view to_string(LaunchMode value) {
-  return value == LaunchMode::per_core ? "per-core" : "torchrun";
+  return value == LaunchMode::kPerCore ? "per-core" : "torchrun";
 }
 
 std::string_view to_string(RequeuePolicy value) {
   switch (value) {
-    case RequeuePolicy::node_failure:
+    case RequeuePolicy::kNodeFailure:
       return "node-failure";
-    case RequeuePolicy::always:
+    case RequeuePolicy::kAlways:
       return "always";
-    case RequeuePolicy::never:
+    case RequeuePolicy::kNever:
       return "never";
   }
   return "node-failure";

@@ -52,22 +52,22 @@ bool set_lr(Profile& profile, std::string_view text, std::string&) {
 }
 
 bool set_scaling(Profile& profile, std::string_view text, std::string&) {
-  return set_choice(profile.scaling, text, std::array{Scaling::strong, Scaling::weak});
+  return set_choice(profile.scaling, text, std::array{Scaling::kStrong, Scaling::kWeak});
 }
 
 bool set_lr_scaling(Profile& profile, std::string_view text, std::string&) {
   return set_choice(profile.lr_scaling, text,
-                    std::array{LrRule::none, LrRule::linear, LrRule::sqrt});
+                    std::array{LrRule::kNone, LrRule::kLinear, LrRule::kSqrt});
 }
 
 bool set_launch(Profile& profile, std::string_view text, std::string&) {
-  return set_choice(profile.launch, text, std::array{LaunchMode::per_core, LaunchMode::torchrun});
+  return set_choice(profile.launch, text, std::array{LaunchMode::kPerCore, LaunchMode::kTorchrun});
 }
 
 bool set_requeue(Profile& profile, std::string_view text, std::string&) {
   return set_choice(
       profile.requeue, text,
-      std::array{RequeuePolicy::node_failure, RequeuePolicy::always, RequeuePolicy::never});
+      std::array{RequeuePolicy::kNodeFailure, RequeuePolicy::kAlways, RequeuePolicy::kNever});
 }
 
 bool set_command(Profile& profile, std::string_view text, std::string& problem) {

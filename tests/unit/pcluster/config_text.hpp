@@ -61,7 +61,7 @@ inline std::vector<std::string> errors_of(const std::string& text,
                                           trn::pcluster::CheckOptions options = {}) {
   std::vector<std::string> errors;
   for (const auto& d : trn::pcluster::check_cluster_config("test.yaml", text, options)) {
-    if (d.severity == trn::pcluster::Severity::error) {
+    if (d.severity == trn::pcluster::Severity::kError) {
       errors.push_back(std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message);
     }
   }

@@ -207,7 +207,7 @@ TEST(PclusterPlaceholders, WarningByDefaultErrorWhenStrict) {
                              "SubnetId: subnet-REPLACE_ME_PUBLIC");
   const auto diagnostics = trn::pcluster::check_cluster_config("t.yaml", text);
   ASSERT_EQ(diagnostics.size(), 1U);
-  EXPECT_EQ(diagnostics[0].severity, trn::pcluster::Severity::warning);
+  EXPECT_EQ(diagnostics[0].severity, trn::pcluster::Severity::kWarning);
   EXPECT_EQ(diagnostics[0].to_string(),
             "t.yaml:7:15: warning: placeholder 'subnet-REPLACE_ME_PUBLIC' at "
             "HeadNode.Networking.SubnetId: replace it with your own value before pcluster "
