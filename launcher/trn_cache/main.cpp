@@ -101,7 +101,7 @@ int run_status(const po::variables_map& options) {
       json["entries"] = nlohmann::json::array();
       for (const auto& e : entries) {
         json["entries"].push_back({{"path", e.path.string()},
-                                   {"state", cache::state_name(e.state)},
+                                   {"state", cache::to_string(e.state)},
                                    {"bytes", e.bytes},
                                    {"last_use", std::chrono::duration_cast<std::chrono::seconds>(
                                                     e.last_use.time_since_epoch())
@@ -126,7 +126,7 @@ int run_status(const po::variables_map& options) {
   row("total", summary.total());
   if (options.count("list") != 0U) {
     for (const auto& e : entries) {
-      std::cout << std::left << std::setw(7) << cache::state_name(e.state) << std::right
+      std::cout << std::left << std::setw(7) << cache::to_string(e.state) << std::right
                 << std::setw(11) << cache::format_bytes(e.bytes) << "  " << local_time(e.last_use)
                 << "  " << e.path.string() << '\n';
     }
@@ -168,7 +168,7 @@ int run_prune(const po::variables_map& options) {
     nlohmann::json removed = nlohmann::json::array();
     for (const auto& e : report.removed) {
       removed.push_back(
-          {{"path", e.path.string()}, {"state", cache::state_name(e.state)}, {"bytes", e.bytes}});
+          {{"path", e.path.string()}, {"state", cache::to_string(e.state)}, {"bytes", e.bytes}});
     }
     std::cout << nlohmann::json{{"root", root.string()},
                                 {"dry_run", prune.dry_run},
@@ -182,7 +182,7 @@ int run_prune(const po::variables_map& options) {
   }
   const char* verb = prune.dry_run ? "would remove " : "removed ";
   for (const auto& e : report.removed) {
-    std::cout << verb << cache::state_name(e.state) << ' ' << e.path.string() << '\n';
+    std::cout << verb << cache::to_string(e.state) << ' ' << e.path.string() << '\n';
   }
   std::cout << "trn-cache: " << verb << entries_text(report.removed.size()) << " ("
             << cache::format_bytes(report.removed_bytes) << "); "

@@ -5,22 +5,22 @@
 #include "directory.hpp"
 #include "file_times.hpp"
 #include "trn/cache/layout.hpp"
+#include "trn/common/enum_names.hpp"
 
 namespace trn::cache {
 
-std::string_view state_name(EntryState state) {
-  switch (state) {
-    case EntryState::kDone:
-      return "done";
-    case EntryState::kFailed:
-      return "failed";
-    case EntryState::kLocked:
-      return "locked";
-    case EntryState::kEmpty:
-      return "empty";
-  }
-  return "empty";
-}
+namespace {
+
+constexpr EnumNames<EntryState, 4> entry_state_names{{
+    {EntryState::kDone, "done"},
+    {EntryState::kFailed, "failed"},
+    {EntryState::kLocked, "locked"},
+    {EntryState::kEmpty, "empty"},
+}};
+
+}  // namespace
+
+std::string_view to_string(EntryState state) { return name_of(entry_state_names, state); }
 
 EntryState classify(const std::vector<std::string>& file_names) {
   bool neff = false;

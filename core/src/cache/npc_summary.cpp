@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "trn/common/enum_names.hpp"
+
 namespace trn::cache {
 
 namespace {
@@ -27,6 +29,14 @@ std::string count_text(std::uint64_t n, std::string_view what) {
   return std::to_string(n) + " " + std::string(what) + (n == 1 ? "" : "s");
 }
 
+constexpr EnumNames<CompileOutcome, 5> compile_outcome_names{{
+    {CompileOutcome::kCompiled, "compiled"},
+    {CompileOutcome::kNothingToCompile, "nothing_to_compile"},
+    {CompileOutcome::kCompileFailed, "compile_failed"},
+    {CompileOutcome::kScriptFailed, "script_failed"},
+    {CompileOutcome::kFailedOtherwise, "failed_otherwise"},
+}};
+
 }  // namespace
 
 NpcSummary parse_npc_output(std::string_view output) {
@@ -46,20 +56,8 @@ NpcSummary parse_npc_output(std::string_view output) {
   return summary;
 }
 
-std::string_view outcome_name(CompileOutcome outcome) {
-  switch (outcome) {
-    case CompileOutcome::kCompiled:
-      return "compiled";
-    case CompileOutcome::kNothingToCompile:
-      return "nothing_to_compile";
-    case CompileOutcome::kCompileFailed:
-      return "compile_failed";
-    case CompileOutcome::kScriptFailed:
-      return "script_failed";
-    case CompileOutcome::kFailedOtherwise:
-      return "failed_otherwise";
-  }
-  return "failed_otherwise";
+std::string_view to_string(CompileOutcome outcome) {
+  return name_of(compile_outcome_names, outcome);
 }
 
 CompileResult interpret_npc_run(std::string_view output, int exit_status) {
@@ -105,7 +103,7 @@ nlohmann::json to_json(const CompileResult& result) {
   auto optional_number = [](const std::optional<std::uint64_t>& n) {
     return n ? nlohmann::json(*n) : nlohmann::json(nullptr);
   };
-  return {{"outcome", outcome_name(result.outcome)},
+  return {{"outcome", to_string(result.outcome)},
           {"ok", result.ok()},
           {"exit_status", result.exit_status},
           {"total_graphs", optional_number(result.summary.total_graphs)},

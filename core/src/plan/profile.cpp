@@ -2,40 +2,16 @@
 
 #include <utility>
 
+#include "profile_choices.hpp"
 #include "profile_fields.hpp"
 #include "trn/common/error.hpp"
 
 namespace trn::plan {
 
-std::string_view to_string(Scaling value) { return value == Scaling::kStrong ? "strong" : "weak"; }
-
-std::string_view to_string(LrRule value) {
-  switch (value) {
-    case LrRule::kNone:
-      return "none";
-    case LrRule::kLinear:
-      return "linear";
-    case LrRule::kSqrt:
-      return "sqrt";
-  }
-  return "none";
-}
-
-std::string_view to_string(LaunchMode value) {
-  return value == LaunchMode::kPerCore ? "per-core" : "torchrun";
-}
-
-std::string_view to_string(RequeuePolicy value) {
-  switch (value) {
-    case RequeuePolicy::kNodeFailure:
-      return "node-failure";
-    case RequeuePolicy::kAlways:
-      return "always";
-    case RequeuePolicy::kNever:
-      return "never";
-  }
-  return "node-failure";
-}
+std::string_view to_string(Scaling value) { return name_of(scaling_names, value); }
+std::string_view to_string(LrRule value) { return name_of(lr_rule_names, value); }
+std::string_view to_string(LaunchMode value) { return name_of(launch_mode_names, value); }
+std::string_view to_string(RequeuePolicy value) { return name_of(requeue_policy_names, value); }
 
 std::string missing_required(const Profile& profile) {
   const auto missing = [](const char* key, const char* what, const char* example) {

@@ -98,7 +98,7 @@ TEST(Scan, FindsEveryStateAndIgnoresWhatIsNotAnEntry) {
   const auto entries = scan(root);
   std::vector<std::string> seen;
   for (const auto& e : entries) {
-    seen.push_back(e.compiler_version + "/" + e.module + "=" + std::string(state_name(e.state)));
+    seen.push_back(e.compiler_version + "/" + e.module + "=" + std::string(to_string(e.state)));
   }
   EXPECT_THAT(seen, ::testing::ElementsAre(std::string(test::version) + "/MODULE_1+a=done",
                                            std::string(test::version) + "/MODULE_2+a=failed",

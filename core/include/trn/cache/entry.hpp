@@ -18,7 +18,7 @@ enum class EntryState {
   kEmpty,   // anything else, typically the HLO alone: collected, not (yet) compiled
 };
 
-std::string_view state_name(EntryState state);  // "done", "failed", "locked", "empty"
+std::string_view to_string(EntryState state);  // "done", "failed", "locked", "empty"
 
 // A lock wins over everything (someone may be writing the entry), then done, then failed.
 // A neff without model.done is a compile that did not finish: empty, not done.

@@ -33,7 +33,7 @@ enum class CompileOutcome {
   kFailedOtherwise,   // any other non-zero exit or a signal (bad option, crash)
 };
 
-std::string_view outcome_name(CompileOutcome outcome);  // "compiled", "compile_failed", ...
+std::string_view to_string(CompileOutcome outcome);  // "compiled", "compile_failed", ...
 
 struct CompileResult {
   CompileOutcome outcome = CompileOutcome::kFailedOtherwise;
