@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "trn/cache/clear_locks.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/prune.hpp"
@@ -32,8 +33,8 @@ namespace cache = trn::cache;
 
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_error = 2;
+using trn::launcher::kBadInput;
+using trn::launcher::kSuccess;
 
 const char* const usage_text =
     "usage: trn-cache COMMAND [options]\n"
@@ -109,7 +110,7 @@ int run_status(const po::variables_map& options) {
       }
     }
     std::cout << json.dump(2) << '\n';
-    return exit_ok;
+    return kSuccess;
   }
   std::cout << "compile cache " << root.string();
   for (const auto& version : summary.compiler_versions) std::cout << "  neuronxcc-" << version;
@@ -131,7 +132,7 @@ int run_status(const po::variables_map& options) {
                 << "  " << e.path.string() << '\n';
     }
   }
-  return exit_ok;
+  return kSuccess;
 }
 
 int run_clear_locks(const po::variables_map& options) {
@@ -146,7 +147,7 @@ int run_clear_locks(const po::variables_map& options) {
   std::cout << "trn-cache: removed " << report.removed.size() << " stale lock(s) in "
             << root.string() << "; kept " << report.kept_recent << " younger than "
             << options["older-than"].as<std::string>() << '\n';
-  return exit_ok;
+  return kSuccess;
 }
 
 int run_prune(const po::variables_map& options) {
@@ -178,7 +179,7 @@ int run_prune(const po::variables_map& options) {
                                 {"remaining_bytes", report.remaining_bytes}}
                      .dump(2)
               << '\n';
-    return exit_ok;
+    return kSuccess;
   }
   const char* verb = prune.dry_run ? "would remove " : "removed ";
   for (const auto& e : report.removed) {
@@ -189,7 +190,7 @@ int run_prune(const po::variables_map& options) {
             << entries_text(report.remaining_entries) << " ("
             << cache::format_bytes(report.remaining_bytes) << ") remain in " << root.string()
             << '\n';
-  return exit_ok;
+  return kSuccess;
 }
 
 int run_transfer(const std::string& command, const po::variables_map& options) {
@@ -212,12 +213,12 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
     json["to"] = to.string();
     json["seconds"] = took.count();
     std::cout << json.dump(2) << '\n';
-    return exit_ok;
+    return kSuccess;
   }
   if (!report.source_exists) {
     std::cout << "trn-cache: nothing to " << command << ": " << from.string()
               << " does not exist\n";
-    return exit_ok;
+    return kSuccess;
   }
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.3f", took.count());
@@ -226,7 +227,7 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
             << " to " << to.string() << "; skipped " << report.skipped() << " (present "
             << report.present << ", not complete " << report.not_complete << ", busy "
             << report.busy << ", vanished " << report.vanished << ") in " << seconds << " s\n";
-  return exit_ok;
+  return kSuccess;
 }
 
 po::options_description options_for(const std::string& command) {
@@ -261,7 +262,7 @@ int run(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "-h" || command == "--help") {
     std::cout << usage_text;
-    return exit_ok;
+    return kSuccess;
   }
   const auto description = options_for(command);
   po::variables_map options;
@@ -273,7 +274,7 @@ int run(int argc, char** argv) {
   }
   if (options.count("help") != 0U) {
     std::cout << usage_text;
-    return exit_ok;
+    return kSuccess;
   }
   if (command == "status") return run_status(options);
   if (command == "clear-locks") return run_clear_locks(options);
@@ -293,5 +294,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "trn-cache: " << e.what() << '\n';
   }
-  return exit_error;
+  return kBadInput;
 }

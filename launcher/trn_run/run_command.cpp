@@ -8,8 +8,8 @@
 #include <iostream>
 #include <optional>
 
+#include "common/exit_codes.hpp"
 #include "compile_phase.hpp"
-#include "exit_codes.hpp"
 #include "install_layout.hpp"
 #include "node_facts.hpp"
 #include "process.hpp"
