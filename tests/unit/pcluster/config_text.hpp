@@ -1,5 +1,6 @@
 #pragma once
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,8 +8,13 @@
 
 #include "trn/pcluster/config_check.hpp"
 
-// A small valid cluster config and helpers to break it one way at a time.
+// A small valid cluster config and helpers to break it one way at a time. The config tests
+// say `using namespace trn_test;` for these and the matchers they all use.
 namespace trn_test {
+
+using testing::ElementsAre;
+using testing::HasSubstr;
+using testing::IsEmpty;
 
 inline const std::string valid_config = R"(Region: us-east-1
 Image:
