@@ -153,7 +153,7 @@ const Field* find_field(std::string_view key) {
 std::vector<std::string_view> all_key_names() {
   std::vector<std::string_view> names;
   for (const auto& field : scalar_fields()) names.push_back(field.doc.key);
-  names.push_back("env");
+  names.emplace_back("env");
   return names;
 }
 
