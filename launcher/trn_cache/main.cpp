@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "trn/cache/clear_locks.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/prune.hpp"
@@ -34,8 +35,8 @@ namespace cache = trn::cache;
 
 namespace {
 
-constexpr int exit_ok = 0;
-constexpr int exit_error = 2;
+using trn::launcher::kBadInput;
+using trn::launcher::kSuccess;
 
 const char* const usage_text =
     "usage: trn-cache COMMAND [options]\n"
@@ -98,7 +99,7 @@ int run_status(const po::variables_map& options) {
       json["entries"] = nlohmann::json::array();
       for (const auto& e : entries) {
         json["entries"].push_back({{"path", e.path.string()},
-                                   {"state", cache::state_name(e.state)},
+                                   {"state", cache::to_string(e.state)},
                                    {"bytes", e.bytes},
                                    {"last_use", std::chrono::duration_cast<std::chrono::seconds>(
                                                     e.last_use.time_since_epoch())
@@ -106,7 +107,7 @@ int run_status(const po::variables_map& options) {
       }
     }
     std::cout << json.dump(2) << '\n';
-    return exit_ok;
+    return kSuccess;
   }
   std::cout << "compile cache " << root.string();
   for (const auto& version : summary.compiler_versions) std::cout << "  neuronxcc-" << version;
@@ -123,12 +124,12 @@ int run_status(const po::variables_map& options) {
   row("total", summary.total());
   if (options.count("list") != 0U) {
     for (const auto& e : entries) {
-      std::cout << std::left << std::setw(7) << cache::state_name(e.state) << std::right
+      std::cout << std::left << std::setw(7) << cache::to_string(e.state) << std::right
                 << std::setw(11) << cache::format_bytes(e.bytes) << "  " << local_time(e.last_use)
                 << "  " << e.path.string() << '\n';
     }
   }
-  return exit_ok;
+  return kSuccess;
 }
 
 int run_clear_locks(const po::variables_map& options) {
@@ -143,7 +144,7 @@ int run_clear_locks(const po::variables_map& options) {
   std::cout << "trn-cache: removed " << report.removed.size() << " stale lock(s) in "
             << root.string() << "; kept " << report.kept_recent << " younger than "
             << options["older-than"].as<std::string>() << '\n';
-  return exit_ok;
+  return kSuccess;
 }
 
 int run_prune(const po::variables_map& options) {
@@ -165,7 +166,7 @@ int run_prune(const po::variables_map& options) {
     nlohmann::json removed = nlohmann::json::array();
     for (const auto& e : report.removed) {
       removed.push_back(
-          {{"path", e.path.string()}, {"state", cache::state_name(e.state)}, {"bytes", e.bytes}});
+          {{"path", e.path.string()}, {"state", cache::to_string(e.state)}, {"bytes", e.bytes}});
     }
     std::cout << nlohmann::json{{"root", root.string()},
                                 {"dry_run", prune.dry_run},
@@ -175,18 +176,18 @@ int run_prune(const po::variables_map& options) {
                                 {"remaining_bytes", report.remaining_bytes}}
                      .dump(2)
               << '\n';
-    return exit_ok;
+    return kSuccess;
   }
   const char* verb = prune.dry_run ? "would remove " : "removed ";
   for (const auto& e : report.removed) {
-    std::cout << verb << cache::state_name(e.state) << ' ' << e.path.string() << '\n';
+    std::cout << verb << cache::to_string(e.state) << ' ' << e.path.string() << '\n';
   }
   std::cout << "trn-cache: " << verb << entries_text(report.removed.size()) << " ("
             << cache::format_bytes(report.removed_bytes) << "); "
             << entries_text(report.remaining_entries) << " ("
             << cache::format_bytes(report.remaining_bytes) << ") remain in " << root.string()
             << '\n';
-  return exit_ok;
+  return kSuccess;
 }
 
 int run_transfer(const std::string& command, const po::variables_map& options) {
@@ -209,12 +210,12 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
     json["to"] = to.string();
     json["seconds"] = took.count();
     std::cout << json.dump(2) << '\n';
-    return exit_ok;
+    return kSuccess;
   }
   if (!report.source_exists) {
     std::cout << "trn-cache: nothing to " << command << ": " << from.string()
               << " does not exist\n";
-    return exit_ok;
+    return kSuccess;
   }
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.3f", took.count());
@@ -223,7 +224,7 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
             << " to " << to.string() << "; skipped " << report.skipped() << " (present "
             << report.present << ", not complete " << report.not_complete << ", busy "
             << report.busy << ", vanished " << report.vanished << ") in " << seconds << " s\n";
-  return exit_ok;
+  return kSuccess;
 }
 
 po::options_description options_for(const std::string& command) {
@@ -258,7 +259,7 @@ int run(int argc, char** argv) {
   const std::string command = argv[1];
   if (command == "-h" || command == "--help") {
     std::cout << usage_text;
-    return exit_ok;
+    return kSuccess;
   }
   const auto description = options_for(command);
   po::variables_map options;
@@ -270,7 +271,7 @@ int run(int argc, char** argv) {
   }
   if (options.count("help") != 0U) {
     std::cout << usage_text;
-    return exit_ok;
+    return kSuccess;
   }
   if (command == "status") return run_status(options);
   if (command == "clear-locks") return run_clear_locks(options);
@@ -290,5 +291,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "trn-cache: " << e.what() << '\n';
   }
-  return exit_error;
+  return kBadInput;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "trn/common/error.hpp"
 #include "trn/pcluster/config_check.hpp"
 
@@ -13,9 +14,9 @@ namespace po = boost::program_options;
 
 namespace {
 
-constexpr int exit_clean = 0;
-constexpr int exit_findings = 1;
-constexpr int exit_usage = 2;
+using trn::launcher::kBadInput;
+using trn::launcher::kConfigHasErrors;
+using trn::launcher::kSuccess;
 
 const char* const usage_text =
     "usage: trn-cluster check [--strict] FILE...\n"
@@ -31,27 +32,27 @@ const char* const usage_text =
 
 int usage_error(const std::string& message) {
   std::cerr << "trn-cluster: " << message << "\n\n" << usage_text;
-  return exit_usage;
+  return kBadInput;
 }
 
 int run_check(const std::vector<std::string>& files, bool strict) {
   trn::pcluster::CheckOptions options;
   options.placeholders_are_errors = strict;
-  int status = exit_clean;
+  int status = kSuccess;
   std::size_t errors = 0;
   std::size_t warnings = 0;
   for (const auto& file : files) {
     try {
       for (const auto& diagnostic : trn::pcluster::check_cluster_config_file(file, options)) {
         std::cout << diagnostic.to_string() << '\n';
-        (diagnostic.severity == trn::pcluster::Severity::error ? errors : warnings)++;
-        if (diagnostic.severity == trn::pcluster::Severity::error && status == exit_clean) {
-          status = exit_findings;
+        (diagnostic.severity == trn::pcluster::Severity::kError ? errors : warnings)++;
+        if (diagnostic.severity == trn::pcluster::Severity::kError && status == kSuccess) {
+          status = kConfigHasErrors;
         }
       }
     } catch (const trn::Error& e) {
       std::cerr << "trn-cluster: " << e.what() << '\n';
-      status = exit_usage;
+      status = kBadInput;
     }
   }
   std::cerr << "trn-cluster: checked " << files.size() << " file(s): " << errors << " error(s), "
@@ -80,7 +81,7 @@ int main(int argc, char** argv) {
   }
   if (options.count("help") != 0U) {
     std::cout << usage_text;
-    return exit_clean;
+    return kSuccess;
   }
   if (options.count("command") == 0U) return usage_error("no command given");
   const auto command = options["command"].as<std::string>();

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "common/exit_codes.hpp"
 #include "trn/cache/compiler_version.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/manifest.hpp"
@@ -191,7 +192,7 @@ int compile_agent(const std::vector<std::string>& task_command,
   const auto compiler = find_neuron_parallel_compile();
   if (!compiler) {
     std::cerr << "trn-compile: neuron_parallel_compile is not installed on this node\n";
-    return 2;
+    return kBadInput;
   }
   std::vector<std::string> argv = {compiler->string()};
   argv.insert(argv.end(), task_command.begin(), task_command.end());

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.hpp"
 #include "compile_phase.hpp"
-#include "exit_codes.hpp"
 #include "node_facts.hpp"
 #include "run_command.hpp"
 #include "trn/common/error.hpp"
@@ -16,7 +16,7 @@ int node_facts_command(const std::vector<std::string>& args) {
   std::string fsroot = "/";
   if (args.size() == 2 && args[0] == "--fsroot") fsroot = args[1];
   std::cout << trn::launcher::to_json(trn::launcher::local_node_facts(fsroot)).dump() << '\n';
-  return 0;
+  return trn::launcher::kSuccess;
 }
 
 // compile-agent -- TASK COMMAND...: what each node runs in trn-run's compile step.

@@ -8,8 +8,8 @@
 #include <iostream>
 #include <optional>
 
+#include "common/exit_codes.hpp"
 #include "compile_phase.hpp"
-#include "exit_codes.hpp"
 #include "install_layout.hpp"
 #include "node_facts.hpp"
 #include "train_phase.hpp"
@@ -209,6 +209,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   }
   check_uniform(nodes);
   std::vector<plan::NodeCores> node_cores;
+  node_cores.reserve(nodes.size());
   for (const auto& node : nodes) node_cores.push_back({node.node, node.neuron_cores});
   plan::PlanRequest request;
   request.cluster = plan::cluster_shape_of(

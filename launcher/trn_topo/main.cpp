@@ -4,6 +4,7 @@
 #include <boost/program_options/errors.hpp>
 #include <iostream>
 
+#include "common/exit_codes.hpp"
 #include "options.hpp"
 #include "report.hpp"
 #include "trn/common/env_value.hpp"
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
     auto options = topo_tool::parse_options(argc, argv);
     if (options.help) {
       std::cout << options.help_text;
-      return 0;
+      return trn::launcher::kSuccess;
     }
     const auto report = build_report(options);
     if (options.json) {
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
     } else {
       topo_tool::print_text(std::cout, report);
     }
-    return 0;
+    return trn::launcher::kSuccess;
   } catch (const trn::Error& e) {
     std::cerr << "trn-topo: " << e.what() << "\n";
   } catch (const boost::program_options::error& e) {
@@ -61,5 +62,5 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "trn-topo: unexpected failure: " << e.what() << "\n";
   }
-  return 2;
+  return trn::launcher::kBadInput;
 }

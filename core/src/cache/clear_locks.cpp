@@ -29,7 +29,7 @@ ClearLocksReport clear_locks(const std::filesystem::path& root, const ClearLocks
   ClearLocksReport report;
   const auto cutoff = std::chrono::system_clock::now() - options.older_than;
   for (const auto& entry : scan(root)) {
-    if (entry.state != EntryState::locked) continue;
+    if (entry.state != EntryState::kLocked) continue;
     auto dir = detail::OpenDirectory::open(entry.path);
     if (!dir) continue;
     for (const auto& item : dir->items()) {

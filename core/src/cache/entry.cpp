@@ -5,36 +5,36 @@
 #include "directory.hpp"
 #include "file_times.hpp"
 #include "trn/cache/layout.hpp"
+#include "trn/common/enum_names.hpp"
 
 namespace trn::cache {
 
-std::string_view state_name(EntryState state) {
-  switch (state) {
-    case EntryState::done:
-      return "done";
-    case EntryState::failed:
-      return "failed";
-    case EntryState::locked:
-      return "locked";
-    case EntryState::empty:
-      return "empty";
-  }
-  return "empty";
-}
+namespace {
+
+constexpr EnumNames<EntryState, 4> entry_state_names{{
+    {EntryState::kDone, "done"},
+    {EntryState::kFailed, "failed"},
+    {EntryState::kLocked, "locked"},
+    {EntryState::kEmpty, "empty"},
+}};
+
+}  // namespace
+
+std::string_view to_string(EntryState state) { return name_of(entry_state_names, state); }
 
 EntryState classify(const std::vector<std::string>& file_names) {
   bool neff = false;
   bool done = false;
   bool log = false;
   for (const auto& name : file_names) {
-    if (is_lock_file_name(name)) return EntryState::locked;
+    if (is_lock_file_name(name)) return EntryState::kLocked;
     neff = neff || name == neff_file;
     done = done || name == done_file;
     log = log || name == log_file;
   }
-  if (neff && done) return EntryState::done;
-  if (log && !neff) return EntryState::failed;
-  return EntryState::empty;
+  if (neff && done) return EntryState::kDone;
+  if (log && !neff) return EntryState::kFailed;
+  return EntryState::kEmpty;
 }
 
 std::optional<Entry> read_entry(const std::filesystem::path& entry_dir) {

@@ -44,7 +44,7 @@ CopyOutcome copy_regular_file(const std::filesystem::path& from, const std::file
                               std::uintmax_t* bytes_copied) {
   UniqueFd in(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
   if (in.get() < 0) {
-    if (errno == ENOENT) return CopyOutcome::source_vanished;
+    if (errno == ENOENT) return CopyOutcome::kSourceVanished;
     throw_errno("cannot open", from, errno, "check the source cache's permissions");
   }
   struct stat info {};
@@ -73,7 +73,7 @@ CopyOutcome copy_regular_file(const std::filesystem::path& from, const std::file
   if (!in_kernel) copy_by_read_write(in.get(), out.get(), from, to, &copied);
   if (out.close() != 0) throw_errno("cannot finish writing", to, errno, space_fix);
   if (bytes_copied != nullptr) *bytes_copied += copied;
-  return CopyOutcome::copied;
+  return CopyOutcome::kCopied;
 }
 
 }  // namespace trn::cache::detail

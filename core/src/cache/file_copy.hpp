@@ -5,7 +5,7 @@
 
 namespace trn::cache::detail {
 
-enum class CopyOutcome { copied, source_vanished };
+enum class CopyOutcome { kCopied, kSourceVanished };
 
 // Copies one regular file's bytes and permission bits to a new file `to` (which must not
 // exist), in the kernel (copy_file_range, falling back to read/write across file systems that

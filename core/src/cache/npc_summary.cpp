@@ -3,6 +3,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "trn/common/enum_names.hpp"
+
 namespace trn::cache {
 
 namespace {
@@ -27,6 +29,14 @@ std::string count_text(std::uint64_t n, std::string_view what) {
   return std::to_string(n) + " " + std::string(what) + (n == 1 ? "" : "s");
 }
 
+constexpr EnumNames<CompileOutcome, 5> compile_outcome_names{{
+    {CompileOutcome::kCompiled, "compiled"},
+    {CompileOutcome::kNothingToCompile, "nothing_to_compile"},
+    {CompileOutcome::kCompileFailed, "compile_failed"},
+    {CompileOutcome::kScriptFailed, "script_failed"},
+    {CompileOutcome::kFailedOtherwise, "failed_otherwise"},
+}};
+
 }  // namespace
 
 NpcSummary parse_npc_output(std::string_view output) {
@@ -46,20 +56,8 @@ NpcSummary parse_npc_output(std::string_view output) {
   return summary;
 }
 
-std::string_view outcome_name(CompileOutcome outcome) {
-  switch (outcome) {
-    case CompileOutcome::compiled:
-      return "compiled";
-    case CompileOutcome::nothing_to_compile:
-      return "nothing_to_compile";
-    case CompileOutcome::compile_failed:
-      return "compile_failed";
-    case CompileOutcome::script_failed:
-      return "script_failed";
-    case CompileOutcome::failed_otherwise:
-      return "failed_otherwise";
-  }
-  return "failed_otherwise";
+std::string_view to_string(CompileOutcome outcome) {
+  return name_of(compile_outcome_names, outcome);
 }
 
 CompileResult interpret_npc_run(std::string_view output, int exit_status) {
@@ -71,7 +69,7 @@ CompileResult interpret_npc_run(std::string_view output, int exit_status) {
                                     ? "was killed by signal " + std::to_string(-exit_status)
                                     : "exited with status " + std::to_string(exit_status);
   if (s.failed && *s.failed > 0) {
-    result.outcome = CompileOutcome::compile_failed;
+    result.outcome = CompileOutcome::kCompileFailed;
     result.message = "neuron_parallel_compile: " + count_text(*s.failed, "graph") +
                      " failed to compile" +
                      (s.total_graphs ? " (of " + std::to_string(*s.total_graphs) + ")" : "") +
@@ -79,21 +77,21 @@ CompileResult interpret_npc_run(std::string_view output, int exit_status) {
                      "fix the model or compiler flags, then clear them with "
                      "'trn-cache prune --failed'";
   } else if (exit_status == 0 && s.no_todo_hlos && !s.failed) {
-    result.outcome = CompileOutcome::nothing_to_compile;
+    result.outcome = CompileOutcome::kNothingToCompile;
     result.message = "neuron_parallel_compile: no new graphs; the cache already held them all";
   } else if (exit_status == 0) {
-    result.outcome = CompileOutcome::compiled;
+    result.outcome = CompileOutcome::kCompiled;
     result.message = "neuron_parallel_compile: " +
                      (s.successful ? count_text(*s.successful, "graph") + " compiled"
                                    : std::string("finished without a summary"));
   } else if (s.training_script_failed || (exit_status == 1 && !s.failed)) {
-    result.outcome = CompileOutcome::script_failed;
+    result.outcome = CompileOutcome::kScriptFailed;
     result.message =
         "neuron_parallel_compile: the training script failed while its graphs were "
         "extracted (" +
         exit_text + "); its error is in the output above";
   } else {
-    result.outcome = CompileOutcome::failed_otherwise;
+    result.outcome = CompileOutcome::kFailedOtherwise;
     result.message = "neuron_parallel_compile " + exit_text +
                      (s.failed ? " after reporting no failed compilation" : " without a summary") +
                      "; see its output";
@@ -105,7 +103,7 @@ nlohmann::json to_json(const CompileResult& result) {
   auto optional_number = [](const std::optional<std::uint64_t>& n) {
     return n ? nlohmann::json(*n) : nlohmann::json(nullptr);
   };
-  return {{"outcome", outcome_name(result.outcome)},
+  return {{"outcome", to_string(result.outcome)},
           {"ok", result.ok()},
           {"exit_status", result.exit_status},
           {"total_graphs", optional_number(result.summary.total_graphs)},

@@ -20,13 +20,13 @@ std::vector<Entry> select_for_prune(std::vector<Entry> entries, const PruneOptio
   std::vector<bool> taken(entries.size(), false);
   auto take_if = [&](auto&& rule) {
     for (std::size_t i = 0; i < entries.size(); ++i) {
-      if (taken[i] || entries[i].state == EntryState::locked || !rule(entries[i])) continue;
+      if (taken[i] || entries[i].state == EntryState::kLocked || !rule(entries[i])) continue;
       taken[i] = true;
       total -= entries[i].bytes;
       chosen.push_back(entries[i]);
     }
   };
-  if (options.failed) take_if([](const Entry& e) { return e.state == EntryState::failed; });
+  if (options.failed) take_if([](const Entry& e) { return e.state == EntryState::kFailed; });
   if (options.older_than) {
     const auto cutoff = now - *options.older_than;
     take_if([&](const Entry& e) { return e.last_use < cutoff; });
@@ -47,7 +47,7 @@ PruneReport prune(const std::filesystem::path& root, const PruneOptions& options
     if (!options.dry_run) {
       // A compile may have taken the entry since the scan: leave it then.
       const auto now_state = read_entry(entry.path);
-      if (!now_state || now_state->state == EntryState::locked) continue;
+      if (!now_state || now_state->state == EntryState::kLocked) continue;
       if (!detail::remove_entry(entry.path)) continue;  // already gone
     }
     report.removed_bytes += entry.bytes;

@@ -19,13 +19,13 @@ const StateTotals& CacheSummary::of(EntryState state) const {
 
 StateTotals& CacheSummary::of(EntryState state) {
   switch (state) {
-    case EntryState::done:
+    case EntryState::kDone:
       return done;
-    case EntryState::failed:
+    case EntryState::kFailed:
       return failed;
-    case EntryState::locked:
+    case EntryState::kLocked:
       return locked;
-    case EntryState::empty:
+    case EntryState::kEmpty:
       return empty;
   }
   return empty;

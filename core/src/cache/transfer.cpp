@@ -19,7 +19,7 @@ namespace trn::cache {
 
 namespace {
 
-enum class Direction { pull, push };
+enum class Direction { kPull, kPush };
 
 const char* const cache_fix = "check free space and permissions of the destination cache";
 
@@ -68,7 +68,7 @@ std::optional<std::filesystem::path> stage_copy(const Entry& source,
       const auto info = dir->stat_of(item.name);
       if (!info || !S_ISREG(info->st_mode)) continue;
       if (detail::copy_regular_file(source.path / item.name, temp / item.name, bytes) ==
-          detail::CopyOutcome::source_vanished) {
+          detail::CopyOutcome::kSourceVanished) {
         detail::remove_tree(temp);
         return std::nullopt;
       }
@@ -140,7 +140,7 @@ void transfer_version(const std::filesystem::path& source_version_dir,
     }
     const auto source = read_entry(source_version_dir / module.name);
     if (!source) continue;
-    if (source->state != EntryState::done) {
+    if (source->state != EntryState::kDone) {
       report.not_complete++;
       report.not_complete_bytes += source->bytes;
       continue;
@@ -150,15 +150,15 @@ void transfer_version(const std::filesystem::path& source_version_dir,
     // Listed at the start, or put there since by a transfer on another node (shared tier).
     if (target_names.count(module.name) != 0U || target->stat_of(module.name)) {
       const auto existing = read_entry(target_path);
-      if (existing && existing->state == EntryState::locked) {
+      if (existing && existing->state == EntryState::kLocked) {
         report.busy++;
         report.busy_bytes += source->bytes;
         continue;
       }
-      const bool same = existing && existing->state == EntryState::done &&
+      const bool same = existing && existing->state == EntryState::kDone &&
                         existing->neff_bytes == source->neff_bytes;
       if (same ||
-          (existing && existing->state == EntryState::done && direction == Direction::push)) {
+          (existing && existing->state == EntryState::kDone && direction == Direction::kPush)) {
         report.present++;  // (a push never overwrites a complete shared entry)
         report.present_bytes += source->bytes;
         continue;
@@ -210,12 +210,12 @@ TransferReport transfer(const std::filesystem::path& from, const std::filesystem
 
 TransferReport pull(const std::filesystem::path& shared_root,
                     const std::filesystem::path& local_root, const TransferOptions& options) {
-  return transfer(shared_root, local_root, Direction::pull, options);
+  return transfer(shared_root, local_root, Direction::kPull, options);
 }
 
 TransferReport push(const std::filesystem::path& local_root,
                     const std::filesystem::path& shared_root, const TransferOptions& options) {
-  return transfer(local_root, shared_root, Direction::push, options);
+  return transfer(local_root, shared_root, Direction::kPush, options);
 }
 
 nlohmann::json to_json(const TransferReport& report) {

@@ -7,17 +7,17 @@ namespace trn::pcluster {
 namespace {
 
 Field text(std::string_view key) { return {.key = key}; }
-Field integer(std::string_view key) { return {.key = key, .kind = ValueKind::integer}; }
-Field number(std::string_view key) { return {.key = key, .kind = ValueKind::number}; }
-Field boolean(std::string_view key) { return {.key = key, .kind = ValueKind::boolean}; }
-Field strings(std::string_view key) { return {.key = key, .kind = ValueKind::string_list}; }
-Field anything(std::string_view key) { return {.key = key, .kind = ValueKind::any}; }
-Field action(std::string_view key) { return {.key = key, .kind = ValueKind::custom_action}; }
+Field integer(std::string_view key) { return {.key = key, .kind = ValueKind::kInteger}; }
+Field number(std::string_view key) { return {.key = key, .kind = ValueKind::kNumber}; }
+Field boolean(std::string_view key) { return {.key = key, .kind = ValueKind::kBoolean}; }
+Field strings(std::string_view key) { return {.key = key, .kind = ValueKind::kStringList}; }
+Field anything(std::string_view key) { return {.key = key, .kind = ValueKind::kAny}; }
+Field action(std::string_view key) { return {.key = key, .kind = ValueKind::kCustomAction}; }
 Field map(std::string_view key, const Section& section) {
-  return {.key = key, .kind = ValueKind::map, .section = &section};
+  return {.key = key, .kind = ValueKind::kMap, .section = &section};
 }
 Field maps(std::string_view key, const Section& section) {
-  return {.key = key, .kind = ValueKind::map_list, .section = &section};
+  return {.key = key, .kind = ValueKind::kMapList, .section = &section};
 }
 Field required(Field field) {
   field.required = true;

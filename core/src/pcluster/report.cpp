@@ -9,11 +9,11 @@ namespace trn::pcluster {
 Report::Report(std::string file) : file_(std::move(file)) {}
 
 void Report::error(const YAML::Mark& at, std::string message) {
-  add(at, Severity::error, std::move(message));
+  add(at, Severity::kError, std::move(message));
 }
 
 void Report::warning(const YAML::Mark& at, std::string message) {
-  add(at, Severity::warning, std::move(message));
+  add(at, Severity::kWarning, std::move(message));
 }
 
 void Report::add(const YAML::Mark& at, Severity severity, std::string message) {

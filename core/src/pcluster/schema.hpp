@@ -12,22 +12,22 @@ namespace trn::pcluster {
 // modelled sections; `any` fields are accepted as they are (sections trn-slurm does not use).
 
 enum class ValueKind {
-  string,
-  integer,
-  number,
-  boolean,
-  map,            // a nested section
-  string_list,    // a list of strings
-  map_list,       // a list of nested sections
-  custom_action,  // OnNodeStart/OnNodeConfigured/OnNodeUpdated: Script (+Args) or Sequence
-  any,            // not modelled: accepted unchecked
+  kString,
+  kInteger,
+  kNumber,
+  kBoolean,
+  kMap,           // a nested section
+  kStringList,    // a list of strings
+  kMapList,       // a list of nested sections
+  kCustomAction,  // OnNodeStart/OnNodeConfigured/OnNodeUpdated: Script (+Args) or Sequence
+  kAny,           // not modelled: accepted unchecked
 };
 
 struct Section;
 
 struct Field {
   std::string_view key;
-  ValueKind kind = ValueKind::string;
+  ValueKind kind = ValueKind::kString;
   bool required = false;
   const Section* section = nullptr;           // map and map_list
   std::vector<std::string_view> one_of = {};  // allowed values of a string (empty: any)

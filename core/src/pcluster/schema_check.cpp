@@ -30,7 +30,7 @@ std::string listed(const std::vector<std::string_view>& values) {
 
 void check_string(const Field& field, const YAML::Node& value, const std::string& path,
                   Report& report) {
-  if (!value.IsScalar() || resolve_scalar(value) != ScalarType::string) {
+  if (!value.IsScalar() || resolve_scalar(value) != ScalarType::kString) {
     std::string hint = value.IsScalar() ? " (quote it if you mean the text)" : "";
     report.error(value.Mark(), path + " must be a string, got " + describe_node(value) + hint);
     return;
@@ -71,7 +71,7 @@ void check_list(const Field& field, const YAML::Node& value, const std::string& 
   for (std::size_t i = 0; i < value.size(); ++i) {
     const YAML::Node element = value[i];
     const std::string element_path = path + "[" + std::to_string(i) + "]";
-    if (field.kind == ValueKind::string_list) {
+    if (field.kind == ValueKind::kStringList) {
       check_string(field, element, element_path, report);
     } else if (!element.IsMap()) {
       report.error(element.Mark(),
@@ -84,28 +84,28 @@ void check_list(const Field& field, const YAML::Node& value, const std::string& 
 
 void check_value(const Field& field, const YAML::Node& value, const std::string& path,
                  const YAML::Mark& key_mark, Report& report) {
-  if (value.IsNull() && field.kind != ValueKind::any) {
+  if (value.IsNull() && field.kind != ValueKind::kAny) {
     report.error(key_mark, path + " has no value: give it one or remove the key");
     return;
   }
   switch (field.kind) {
-    case ValueKind::string:
+    case ValueKind::kString:
       check_string(field, value, path, report);
       break;
-    case ValueKind::integer:
+    case ValueKind::kInteger:
       check_integer(field, value, path, report);
       break;
-    case ValueKind::number:
+    case ValueKind::kNumber:
       if (!is_number(value)) {
         report.error(value.Mark(), path + " must be a number, got " + describe_node(value));
       }
       break;
-    case ValueKind::boolean:
+    case ValueKind::kBoolean:
       if (!boolean_of(value)) {
         report.error(value.Mark(), path + " must be true or false, got " + describe_node(value));
       }
       break;
-    case ValueKind::map:
+    case ValueKind::kMap:
       if (!value.IsMap()) {
         report.error(value.Mark(),
                      path + " must be a mapping of keys, got " + describe_node(value));
@@ -113,14 +113,14 @@ void check_value(const Field& field, const YAML::Node& value, const std::string&
         check_section(value, *field.section, path, key_mark, report);
       }
       break;
-    case ValueKind::string_list:
-    case ValueKind::map_list:
+    case ValueKind::kStringList:
+    case ValueKind::kMapList:
       check_list(field, value, path, report);
       break;
-    case ValueKind::custom_action:
+    case ValueKind::kCustomAction:
       check_custom_action(value, path, key_mark, report);
       break;
-    case ValueKind::any:
+    case ValueKind::kAny:
       break;
   }
 }
@@ -186,7 +186,7 @@ void check_custom_action(const YAML::Node& value, const std::string& path, const
     return;
   }
   static const Section sequence_only{{{.key = "Sequence",
-                                       .kind = ValueKind::map_list,
+                                       .kind = ValueKind::kMapList,
                                        .required = true,
                                        .section = &custom_action_script_section()}}};
   check_section(value, sequence_only, path, where, report);

@@ -31,14 +31,14 @@ bool is_plain(const YAML::Node& scalar) { return scalar.Tag() == "?"; }
 }  // namespace
 
 ScalarType resolve_scalar(const YAML::Node& scalar) {
-  if (scalar.IsNull()) return ScalarType::null;
-  if (!is_plain(scalar)) return ScalarType::string;
+  if (scalar.IsNull()) return ScalarType::kNull;
+  if (!is_plain(scalar)) return ScalarType::kString;
   const std::string& text = scalar.Scalar();
-  if (std::regex_match(text, null_pattern())) return ScalarType::null;
-  if (std::regex_match(text, bool_pattern())) return ScalarType::boolean;
-  if (std::regex_match(text, int_pattern())) return ScalarType::integer;
-  if (std::regex_match(text, float_pattern())) return ScalarType::number;
-  return ScalarType::string;
+  if (std::regex_match(text, null_pattern())) return ScalarType::kNull;
+  if (std::regex_match(text, bool_pattern())) return ScalarType::kBoolean;
+  if (std::regex_match(text, int_pattern())) return ScalarType::kInteger;
+  if (std::regex_match(text, float_pattern())) return ScalarType::kNumber;
+  return ScalarType::kString;
 }
 
 std::optional<long long> integer_of(const YAML::Node& scalar) {
@@ -76,15 +76,15 @@ std::string describe_node(const YAML::Node& node) {
   if (node.IsSequence()) return "a list";
   const std::string quoted = "'" + node.Scalar() + "'";
   switch (resolve_scalar(node)) {
-    case ScalarType::null:
+    case ScalarType::kNull:
       return "no value";
-    case ScalarType::boolean:
+    case ScalarType::kBoolean:
       return "the boolean " + quoted;
-    case ScalarType::integer:
+    case ScalarType::kInteger:
       return "the integer " + quoted;
-    case ScalarType::number:
+    case ScalarType::kNumber:
       return "the number " + quoted;
-    case ScalarType::string:
+    case ScalarType::kString:
       break;
   }
   return "the string " + quoted;

@@ -10,7 +10,7 @@ namespace trn::pcluster {
 // What ParallelCluster (PyYAML, YAML 1.1 rules) makes of a scalar. A plain scalar that looks
 // like a boolean, a number or null is not a string there ("MountDir: 123" is rejected), while
 // a quoted scalar always is.
-enum class ScalarType { null, boolean, integer, number, string };
+enum class ScalarType { kNull, kBoolean, kInteger, kNumber, kString };
 
 ScalarType resolve_scalar(const YAML::Node& scalar);
 

@@ -1,29 +1,22 @@
 #include "trn/placement/bind_mode.hpp"
 
-#include <string>
-
-#include "trn/common/error.hpp"
+#include "trn/common/enum_names.hpp"
 
 namespace trn::placement {
+namespace {
+
+constexpr EnumNames<BindMode, 3> bind_mode_names{{
+    {BindMode::kNuma, "numa"},
+    {BindMode::kCores, "cores"},
+    {BindMode::kNone, "none"},
+}};
+
+}  // namespace
 
 BindMode parse_bind_mode(std::string_view text, std::string_view what) {
-  if (text == "numa") return BindMode::kNuma;
-  if (text == "cores") return BindMode::kCores;
-  if (text == "none") return BindMode::kNone;
-  throw Error(std::string(what) + "=" + std::string(text) +
-              " is not a CPU binding mode: use numa, cores or none");
+  return parse_named(bind_mode_names, text, what, "a CPU binding mode");
 }
 
-std::string_view to_string(BindMode mode) {
-  switch (mode) {
-    case BindMode::kNuma:
-      return "numa";
-    case BindMode::kCores:
-      return "cores";
-    case BindMode::kNone:
-      return "none";
-  }
-  return "numa";
-}
+std::string_view to_string(BindMode mode) { return name_of(bind_mode_names, mode); }
 
 }  // namespace trn::placement

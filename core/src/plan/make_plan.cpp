@@ -39,18 +39,18 @@ void check_cluster(const Profile& profile, const ClusterShape& cluster) {
 
 std::optional<double> scaled_lr(const Profile& profile, double batch_factor) {
   if (!profile.lr) {
-    if (profile.scaling == Scaling::weak && profile.lr_scaling != LrRule::none) {
+    if (profile.scaling == Scaling::kWeak && profile.lr_scaling != LrRule::kNone) {
       throw Error(where(profile) + ": lr_scaling is " + std::string(to_string(profile.lr_scaling)) +
                   " but the profile sets no lr to scale: set lr, or lr_scaling: none");
     }
     return std::nullopt;
   }
   switch (profile.lr_scaling) {
-    case LrRule::none:
+    case LrRule::kNone:
       return profile.lr;
-    case LrRule::linear:
+    case LrRule::kLinear:
       return *profile.lr * batch_factor;
-    case LrRule::sqrt:
+    case LrRule::kSqrt:
       return *profile.lr * std::sqrt(batch_factor);
   }
   return profile.lr;
@@ -109,7 +109,7 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   plan.seed = profile.seed;
 
   plan.launch = profile.launch;
-  const bool per_core = profile.launch == LaunchMode::per_core;
+  const bool per_core = profile.launch == LaunchMode::kPerCore;
   plan.tasks_per_node = per_core ? plan.workers_per_node : 1;
   plan.processes_per_task = per_core ? 1 : plan.workers_per_node;
 

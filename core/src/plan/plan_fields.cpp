@@ -30,7 +30,7 @@ std::string node_names(const std::vector<std::string>& names) {
 std::string lr_text(const Plan& plan) {
   if (!plan.lr) return "not set";
   std::string text = format_real(*plan.lr);
-  if (plan.scaling == Scaling::weak && plan.lr_scaling != LrRule::none && plan.reference_lr) {
+  if (plan.scaling == Scaling::kWeak && plan.lr_scaling != LrRule::kNone && plan.reference_lr) {
     text += " (" + std::string(to_string(plan.lr_scaling)) + " rule from " +
             format_real(*plan.reference_lr) + " at global batch " +
             std::to_string(plan.reference_global_batch) + ")";

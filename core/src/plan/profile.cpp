@@ -2,40 +2,16 @@
 
 #include <utility>
 
+#include "profile_choices.hpp"
 #include "profile_fields.hpp"
 #include "trn/common/error.hpp"
 
 namespace trn::plan {
 
-std::string_view to_string(Scaling value) { return value == Scaling::strong ? "strong" : "weak"; }
-
-std::string_view to_string(LrRule value) {
-  switch (value) {
-    case LrRule::none:
-      return "none";
-    case LrRule::linear:
-      return "linear";
-    case LrRule::sqrt:
-      return "sqrt";
-  }
-  return "none";
-}
-
-std::string_view to_string(LaunchMode value) {
-  return value == LaunchMode::per_core ? "per-core" : "torchrun";
-}
-
-std::string_view to_string(RequeuePolicy value) {
-  switch (value) {
-    case RequeuePolicy::node_failure:
-      return "node-failure";
-    case RequeuePolicy::always:
-      return "always";
-    case RequeuePolicy::never:
-      return "never";
-  }
-  return "node-failure";
-}
+std::string_view to_string(Scaling value) { return name_of(scaling_names, value); }
+std::string_view to_string(LrRule value) { return name_of(lr_rule_names, value); }
+std::string_view to_string(LaunchMode value) { return name_of(launch_mode_names, value); }
+std::string_view to_string(RequeuePolicy value) { return name_of(requeue_policy_names, value); }
 
 std::string missing_required(const Profile& profile) {
   const auto missing = [](const char* key, const char* what, const char* example) {

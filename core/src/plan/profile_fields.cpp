@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "number_text.hpp"
+#include "profile_choices.hpp"
 #include "trn/common/error.hpp"
 #include "trn/plan/command_template.hpp"
 
@@ -27,14 +28,10 @@ bool set_text(Profile& profile, std::string_view text, std::string&) {
 }
 
 template <typename Enum, std::size_t count>
-bool set_choice(Enum& target, std::string_view text, const std::array<Enum, count>& choices) {
-  for (const Enum choice : choices) {
-    if (to_string(choice) == text) {
-      target = choice;
-      return true;
-    }
-  }
-  return false;
+bool set_choice(Enum& target, std::string_view text, const EnumNames<Enum, count>& names) {
+  const auto value = value_named(names, text);
+  if (value) target = *value;
+  return value.has_value();
 }
 
 bool set_seq_len(Profile& profile, std::string_view text, std::string&) {
@@ -52,22 +49,19 @@ bool set_lr(Profile& profile, std::string_view text, std::string&) {
 }
 
 bool set_scaling(Profile& profile, std::string_view text, std::string&) {
-  return set_choice(profile.scaling, text, std::array{Scaling::strong, Scaling::weak});
+  return set_choice(profile.scaling, text, scaling_names);
 }
 
 bool set_lr_scaling(Profile& profile, std::string_view text, std::string&) {
-  return set_choice(profile.lr_scaling, text,
-                    std::array{LrRule::none, LrRule::linear, LrRule::sqrt});
+  return set_choice(profile.lr_scaling, text, lr_rule_names);
 }
 
 bool set_launch(Profile& profile, std::string_view text, std::string&) {
-  return set_choice(profile.launch, text, std::array{LaunchMode::per_core, LaunchMode::torchrun});
+  return set_choice(profile.launch, text, launch_mode_names);
 }
 
 bool set_requeue(Profile& profile, std::string_view text, std::string&) {
-  return set_choice(
-      profile.requeue, text,
-      std::array{RequeuePolicy::node_failure, RequeuePolicy::always, RequeuePolicy::never});
+  return set_choice(profile.requeue, text, requeue_policy_names);
 }
 
 bool set_command(Profile& profile, std::string_view text, std::string& problem) {
@@ -159,7 +153,7 @@ const Field* find_field(std::string_view key) {
 std::vector<std::string_view> all_key_names() {
   std::vector<std::string_view> names;
   for (const auto& field : scalar_fields()) names.push_back(field.doc.key);
-  names.push_back("env");
+  names.emplace_back("env");
   return names;
 }
 

@@ -29,7 +29,7 @@ std::optional<Scale> compute_scale(const Profile& p, std::int64_t nodes,
   s.world_size = nodes * workers_per_node;
   if (s.world_size % mp != 0) return std::nullopt;
   s.data_parallel = s.world_size / mp;
-  if (p.scaling == Scaling::strong) {
+  if (p.scaling == Scaling::kStrong) {
     const auto accumulation = whole_accumulation(p, s.data_parallel);
     if (!accumulation || *accumulation < 1) return std::nullopt;
     s.grad_accum = *accumulation;
@@ -65,7 +65,7 @@ std::string who(const Profile& p, std::int64_t nodes) {
 std::string counts_that_work(const Profile& p, std::int64_t workers_per_node) {
   // Strong scaling stops working once dp exceeds global_batch / micro_batch.
   std::int64_t bound = max_listed_nodes;
-  if (p.scaling == Scaling::strong) {
+  if (p.scaling == Scaling::kStrong) {
     bound = std::min(bound, p.global_batch / p.micro_batch * model_parallel(p) / workers_per_node);
   }
   const auto counts = feasible_node_counts(p, workers_per_node, std::max<std::int64_t>(bound, 1));
@@ -117,14 +117,14 @@ Scale scale_for(const Profile& p, std::int64_t nodes, std::int64_t workers_per_n
                 "); " + counts_that_work(p, workers_per_node) +
                 "; fix: use one of those, or change tensor_parallel/pipeline_parallel");
   }
-  if (p.scaling == Scaling::weak && (p.reference_nodes * workers_per_node) % mp != 0) {
+  if (p.scaling == Scaling::kWeak && (p.reference_nodes * workers_per_node) % mp != 0) {
     throw Error("profile " + p.name + ": weak scaling starts from reference_nodes " +
                 std::to_string(p.reference_nodes) + " x " + std::to_string(workers_per_node) +
                 " workers, which tensor_parallel " + std::to_string(p.tensor_parallel) +
                 " x pipeline_parallel " + std::to_string(p.pipeline_parallel) +
                 " does not divide; fix: set reference_nodes to a node count it divides");
   }
-  if (p.scaling == Scaling::weak) {
+  if (p.scaling == Scaling::kWeak) {
     throw Error("profile " + p.name + ": weak scaling keeps the accumulation of reference_nodes " +
                 std::to_string(p.reference_nodes) + ", where global_batch " +
                 std::to_string(p.global_batch) +

@@ -4,13 +4,13 @@ namespace trn::run {
 
 RequeueDecision decide_after_failure(const FailedRun& failed) {
   const auto& diagnosis = failed.diagnosis;
-  if (diagnosis.kind == FailureKind::kUserError && failed.policy != plan::RequeuePolicy::always) {
+  if (diagnosis.kind == FailureKind::kUserError && failed.policy != plan::RequeuePolicy::kAlways) {
     return {AfterFailure::kFailUserError,
             "trn-run: training failed on every rank with the same error:\n  " +
                 diagnosis.exception + "\nfirst failing rank's traceback:\n" + diagnosis.excerpt};
   }
   std::string message = "trn-run: training failed: " + diagnosis.summary + '\n';
-  if (failed.policy == plan::RequeuePolicy::never) {
+  if (failed.policy == plan::RequeuePolicy::kNever) {
     return {AfterFailure::kFailNodeFailure, message};
   }
   if (static_cast<std::int64_t>(failed.restart_count) >= failed.max_restarts) {

@@ -1,29 +1,22 @@
 #include "trn/taskenv/env_options.hpp"
 
-#include <string>
-
-#include "trn/common/error.hpp"
+#include "trn/common/enum_names.hpp"
 
 namespace trn::taskenv {
+namespace {
+
+constexpr EnumNames<EfaMode, 3> efa_mode_names{{
+    {EfaMode::kAuto, "auto"},
+    {EfaMode::kRequired, "required"},
+    {EfaMode::kOff, "off"},
+}};
+
+}  // namespace
 
 EfaMode parse_efa_mode(std::string_view text, std::string_view what) {
-  if (text == "auto") return EfaMode::kAuto;
-  if (text == "required") return EfaMode::kRequired;
-  if (text == "off") return EfaMode::kOff;
-  throw Error(std::string(what) + "=" + std::string(text) +
-              " is not an EFA mode: use auto, required or off");
+  return parse_named(efa_mode_names, text, what, "an EFA mode");
 }
 
-std::string_view to_string(EfaMode mode) {
-  switch (mode) {
-    case EfaMode::kAuto:
-      return "auto";
-    case EfaMode::kRequired:
-      return "required";
-    case EfaMode::kOff:
-      return "off";
-  }
-  return "auto";
-}
+std::string_view to_string(EfaMode mode) { return name_of(efa_mode_names, mode); }
 
 }  // namespace trn::taskenv

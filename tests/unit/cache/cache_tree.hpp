@@ -1,7 +1,5 @@
 #pragma once
 
-#include "temp_dir.hpp"
-
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -12,6 +10,8 @@
 #include <initializer_list>
 #include <iterator>
 #include <string>
+
+#include "temp_dir.hpp"
 
 // Tiny compile-cache trees in the real layout (docs/hardware.md#compile-cache), for the cache
 // tests.

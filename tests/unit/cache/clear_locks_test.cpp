@@ -169,7 +169,7 @@ TEST_F(ClearLocks, RemovesOnlyLocksOlderThanTheThreshold) {
   EXPECT_FALSE(std::filesystem::exists(old_ / "model.hlo_module.pb.lock"));
   EXPECT_TRUE(std::filesystem::exists(old_ / "model.hlo_module.pb"));
   EXPECT_TRUE(std::filesystem::exists(young_ / "model.hlo_module.pb.lock"));
-  EXPECT_EQ(read_entry(old_)->state, EntryState::empty);
+  EXPECT_EQ(read_entry(old_)->state, EntryState::kEmpty);
 
   auto shorter = options();
   shorter.older_than = std::chrono::minutes(5);

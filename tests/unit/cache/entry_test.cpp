@@ -17,34 +17,34 @@ using test::TempDir;
 
 TEST(Classify, NeffAndDoneIsDone) {
   EXPECT_EQ(classify({"model.hlo_module.pb", "compile_flags.json", "model.neff", "model.done"}),
-            EntryState::done);
+            EntryState::kDone);
 }
 
 TEST(Classify, LogWithoutNeffIsFailed) {
   EXPECT_EQ(classify({"model.hlo_module.pb", "compile_flags.json", "model.log"}),
-            EntryState::failed);
+            EntryState::kFailed);
 }
 
 TEST(Classify, AnyLockIsLocked) {
-  EXPECT_EQ(classify({"model.hlo_module.pb", "model.hlo_module.pb.lock"}), EntryState::locked);
-  EXPECT_EQ(classify({"model.neff", "model.done", "x.lock"}), EntryState::locked);
-  EXPECT_EQ(classify({"model.log", "model.neff.lock"}), EntryState::locked);
+  EXPECT_EQ(classify({"model.hlo_module.pb", "model.hlo_module.pb.lock"}), EntryState::kLocked);
+  EXPECT_EQ(classify({"model.neff", "model.done", "x.lock"}), EntryState::kLocked);
+  EXPECT_EQ(classify({"model.log", "model.neff.lock"}), EntryState::kLocked);
 }
 
 TEST(Classify, HloAloneIsEmpty) {
-  EXPECT_EQ(classify({"model.hlo_module.pb"}), EntryState::empty);
-  EXPECT_EQ(classify({"model.hlo_module.pb", "compile_flags.json"}), EntryState::empty);
+  EXPECT_EQ(classify({"model.hlo_module.pb"}), EntryState::kEmpty);
+  EXPECT_EQ(classify({"model.hlo_module.pb", "compile_flags.json"}), EntryState::kEmpty);
 }
 
 TEST(Classify, NeffWithoutDoneIsNotDone) {
   // A compile killed while writing its neff: must never be taken for a usable entry.
-  EXPECT_EQ(classify({"model.hlo_module.pb", "model.neff"}), EntryState::empty);
-  EXPECT_EQ(classify({"model.hlo_module.pb", "model.neff", "model.log"}), EntryState::empty);
+  EXPECT_EQ(classify({"model.hlo_module.pb", "model.neff"}), EntryState::kEmpty);
+  EXPECT_EQ(classify({"model.hlo_module.pb", "model.neff", "model.log"}), EntryState::kEmpty);
 }
 
 TEST(Classify, ALockNamedOnlyLockIsNotOne) {
-  EXPECT_EQ(classify({".lock"}), EntryState::empty);
-  EXPECT_EQ(classify({"model.lockfile"}), EntryState::empty);
+  EXPECT_EQ(classify({".lock"}), EntryState::kEmpty);
+  EXPECT_EQ(classify({"model.lockfile"}), EntryState::kEmpty);
 }
 
 TEST(ReadEntry, SizesVersionAndState) {
@@ -52,7 +52,7 @@ TEST(ReadEntry, SizesVersionAndState) {
   const auto dir = make_done(tmp.path(), "MODULE_1+abc", std::string(1000, 'n'));
   const auto entry = read_entry(dir);
   ASSERT_TRUE(entry.has_value());
-  EXPECT_EQ(entry->state, EntryState::done);
+  EXPECT_EQ(entry->state, EntryState::kDone);
   EXPECT_EQ(entry->module, "MODULE_1+abc");
   EXPECT_EQ(entry->compiler_version, test::version);
   EXPECT_EQ(entry->neff_bytes, 1000U);
@@ -98,7 +98,7 @@ TEST(Scan, FindsEveryStateAndIgnoresWhatIsNotAnEntry) {
   const auto entries = scan(root);
   std::vector<std::string> seen;
   for (const auto& e : entries) {
-    seen.push_back(e.compiler_version + "/" + e.module + "=" + std::string(state_name(e.state)));
+    seen.push_back(e.compiler_version + "/" + e.module + "=" + std::string(to_string(e.state)));
   }
   EXPECT_THAT(seen, ::testing::ElementsAre(std::string(test::version) + "/MODULE_1+a=done",
                                            std::string(test::version) + "/MODULE_2+a=failed",

@@ -49,7 +49,7 @@ TEST(NpcSummary, TrainerOutputDoesNotFoolIt) {
 
 TEST(NpcRun, Compiled) {
   const auto r = interpret_npc_run(success_log, 0);
-  EXPECT_EQ(r.outcome, CompileOutcome::compiled);
+  EXPECT_EQ(r.outcome, CompileOutcome::kCompiled);
   EXPECT_TRUE(r.ok());
   EXPECT_THAT(r.message, ::testing::HasSubstr("22 graphs compiled"));
 }
@@ -59,7 +59,7 @@ TEST(NpcRun, NothingToCompile) {
       "2024-01-01 00:00:00.000001: INFO ||NEURON_PARALLEL_COMPILE||: No todo hlos found in cache "
       "or hlo_tasklist, parallel_compile return before spawning workers....\n",
       0);
-  EXPECT_EQ(r.outcome, CompileOutcome::nothing_to_compile);
+  EXPECT_EQ(r.outcome, CompileOutcome::kNothingToCompile);
   EXPECT_TRUE(r.ok());
 }
 
@@ -68,7 +68,7 @@ TEST(NpcRun, FailuresFromTheSummaryEvenWhenTheExitStatusWrapped) {
       "Total graphs: 5\nTotal successful compilations: 3\n"
       "Total failed compilations: 2\n",
       2);
-  EXPECT_EQ(r.outcome, CompileOutcome::compile_failed);
+  EXPECT_EQ(r.outcome, CompileOutcome::kCompileFailed);
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.message, ::testing::HasSubstr("2 graphs failed to compile (of 5)"));
   // 256 failures exit 0: only the summary tells.
@@ -76,13 +76,13 @@ TEST(NpcRun, FailuresFromTheSummaryEvenWhenTheExitStatusWrapped) {
       "Total graphs: 300\nTotal successful compilations: 44\n"
       "Total failed compilations: 256\n",
       0);
-  EXPECT_EQ(r.outcome, CompileOutcome::compile_failed);
+  EXPECT_EQ(r.outcome, CompileOutcome::kCompileFailed);
   EXPECT_FALSE(r.ok());
 }
 
 TEST(NpcRun, OneFailedGraphIsNotAScriptFailure) {
   const auto r = interpret_npc_run("Total graphs: 1\nTotal failed compilations: 1\n", 1);
-  EXPECT_EQ(r.outcome, CompileOutcome::compile_failed);
+  EXPECT_EQ(r.outcome, CompileOutcome::kCompileFailed);
   EXPECT_THAT(r.message, ::testing::HasSubstr("1 graph failed"));
 }
 
@@ -92,18 +92,18 @@ TEST(NpcRun, TrainingScriptFailure) {
       "2024-01-01 00:00:00.000001: ERROR ||NEURON_PARALLEL_COMPILE||: There was an error in the "
       "training script.\n",
       1);
-  EXPECT_EQ(r.outcome, CompileOutcome::script_failed);
+  EXPECT_EQ(r.outcome, CompileOutcome::kScriptFailed);
   EXPECT_FALSE(r.ok());
   // Exit 1 with no summary at all: also the script.
   r = interpret_npc_run("Traceback ...\n", 1);
-  EXPECT_EQ(r.outcome, CompileOutcome::script_failed);
+  EXPECT_EQ(r.outcome, CompileOutcome::kScriptFailed);
 }
 
 TEST(NpcRun, OtherFailures) {
   auto r = interpret_npc_run("usage: neuron_parallel_compile ...\nerror: argument --command\n", 2);
-  EXPECT_EQ(r.outcome, CompileOutcome::failed_otherwise);
+  EXPECT_EQ(r.outcome, CompileOutcome::kFailedOtherwise);
   r = interpret_npc_run("", -9);
-  EXPECT_EQ(r.outcome, CompileOutcome::failed_otherwise);
+  EXPECT_EQ(r.outcome, CompileOutcome::kFailedOtherwise);
   EXPECT_THAT(r.message, ::testing::HasSubstr("killed by signal 9"));
 }
 

@@ -111,7 +111,7 @@ TEST(SelectForPrune, TiesAreBrokenByPathSoTheOrderIsStable) {
     e.module = e.path.filename().string();
     e.last_use = now - hours(1);
     e.bytes = 10;
-    e.state = EntryState::done;
+    e.state = EntryState::kDone;
   }
   PruneOptions options;
   options.max_size = 10;

@@ -75,7 +75,7 @@ TEST(Pull, CopiesOnlyCompleteEntries) {
   EXPECT_THAT(names_in(entry_path(t.local(), "MODULE_2+a")),
               ::testing::ElementsAre("compile_flags.json", "model.done", "model.hlo_module.pb",
                                      "model.neff"));
-  for (const auto& e : scan(t.local())) EXPECT_EQ(e.state, EntryState::done) << e.path;
+  for (const auto& e : scan(t.local())) EXPECT_EQ(e.state, EntryState::kDone) << e.path;
 }
 
 TEST(Pull, KeepsPermissionBits) {
@@ -244,7 +244,7 @@ TEST(Pull, KilledMidCopyLeavesNothingHalfWritten) {
   const auto local_entries = scan(t.local());
   EXPECT_LT(local_entries.size(), static_cast<std::size_t>(entries));
   for (const auto& e : local_entries) {
-    EXPECT_EQ(e.state, EntryState::done) << e.path;
+    EXPECT_EQ(e.state, EntryState::kDone) << e.path;
     EXPECT_EQ(read_file(e.path / "model.neff"),
               read_file(entry_path(t.shared(), e.module) / "model.neff"))
         << e.path;
@@ -304,7 +304,7 @@ TEST(Push, ConcurrentPushesInstallEachEntryOnce) {
   EXPECT_EQ(from_a.copied + from_b.copied, static_cast<std::size_t>(entries));
   EXPECT_EQ(from_a.present + from_b.present, static_cast<std::size_t>(entries));
   for (const auto& e : scan(shared.path())) {
-    EXPECT_EQ(e.state, EntryState::done);
+    EXPECT_EQ(e.state, EntryState::kDone);
     const auto neff = read_file(e.path / "model.neff");
     EXPECT_TRUE(neff == std::string(64 << 10, 'a') || neff == std::string(64 << 10, 'b'));
   }

@@ -30,7 +30,7 @@ TEST_P(BrokenConfig, FailsWithExactlyTheExpectedErrors) {
   const auto diagnostics = trn::pcluster::check_cluster_config_file(GetParam());
   EXPECT_TRUE(trn::pcluster::has_errors(diagnostics));
   for (const auto& d : diagnostics) {
-    if (d.severity != trn::pcluster::Severity::error) continue;
+    if (d.severity != trn::pcluster::Severity::kError) continue;
     actual.push_back(std::to_string(d.line) + ":" + std::to_string(d.column) +
                      ": error: " + d.message);
   }

@@ -16,7 +16,7 @@ class BundledConfig : public testing::TestWithParam<std::filesystem::path> {};
 TEST_P(BundledConfig, PassesWithOnlyPlaceholderWarnings) {
   const auto diagnostics = trn::pcluster::check_cluster_config_file(GetParam());
   for (const auto& d : diagnostics) {
-    EXPECT_EQ(d.severity, trn::pcluster::Severity::warning) << d.to_string();
+    EXPECT_EQ(d.severity, trn::pcluster::Severity::kWarning) << d.to_string();
     EXPECT_THAT(d.message, testing::StartsWith("placeholder '")) << d.to_string();
   }
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -7,8 +8,13 @@
 
 #include "trn/pcluster/config_check.hpp"
 
-// A small valid cluster config and helpers to break it one way at a time.
+// A small valid cluster config and helpers to break it one way at a time. The config tests
+// say `using namespace trn_test;` for these and the matchers they all use.
 namespace trn_test {
+
+using testing::ElementsAre;
+using testing::HasSubstr;
+using testing::IsEmpty;
 
 inline const std::string valid_config = R"(Region: us-east-1
 Image:
@@ -61,7 +67,7 @@ inline std::vector<std::string> errors_of(const std::string& text,
                                           trn::pcluster::CheckOptions options = {}) {
   std::vector<std::string> errors;
   for (const auto& d : trn::pcluster::check_cluster_config("test.yaml", text, options)) {
-    if (d.severity == trn::pcluster::Severity::error) {
+    if (d.severity == trn::pcluster::Severity::kError) {
       errors.push_back(std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message);
     }
   }

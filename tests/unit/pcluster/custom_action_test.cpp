@@ -1,15 +1,9 @@
 // CustomActions: Script (+Args) or Sequence, never both; the trn-slurm install action.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "config_text.hpp"
 
-using testing::ElementsAre;
-using testing::HasSubstr;
-using testing::IsEmpty;
-using trn_test::errors_of;
-using trn_test::replaced;
-using trn_test::valid_config;
+using namespace trn_test;  // the config helpers and matchers of config_text.hpp
 
 namespace {
 

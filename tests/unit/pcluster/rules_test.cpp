@@ -1,15 +1,9 @@
 // ParallelCluster validators and Trainium rules over the whole config.
-#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "config_text.hpp"
 
-using testing::ElementsAre;
-using testing::HasSubstr;
-using testing::IsEmpty;
-using trn_test::errors_of;
-using trn_test::replaced;
-using trn_test::valid_config;
+using namespace trn_test;  // the config helpers and matchers of config_text.hpp
 
 namespace {
 
@@ -207,7 +201,7 @@ TEST(PclusterPlaceholders, WarningByDefaultErrorWhenStrict) {
                              "SubnetId: subnet-REPLACE_ME_PUBLIC");
   const auto diagnostics = trn::pcluster::check_cluster_config("t.yaml", text);
   ASSERT_EQ(diagnostics.size(), 1U);
-  EXPECT_EQ(diagnostics[0].severity, trn::pcluster::Severity::warning);
+  EXPECT_EQ(diagnostics[0].severity, trn::pcluster::Severity::kWarning);
   EXPECT_EQ(diagnostics[0].to_string(),
             "t.yaml:7:15: warning: placeholder 'subnet-REPLACE_ME_PUBLIC' at "
             "HeadNode.Networking.SubnetId: replace it with your own value before pcluster "

@@ -36,12 +36,12 @@ TEST(PclusterInstanceTraits, EfaDevicesFromFacts) {
 }
 
 TEST(PclusterDiagnostic, CompilerStyleLine) {
-  Diagnostic d{"a.yaml", 3, 9, Severity::error, "boom"};
+  Diagnostic d{"a.yaml", 3, 9, Severity::kError, "boom"};
   EXPECT_EQ(d.to_string(), "a.yaml:3:9: error: boom");
-  d.severity = Severity::warning;
+  d.severity = Severity::kWarning;
   EXPECT_EQ(d.to_string(), "a.yaml:3:9: warning: boom");
   EXPECT_FALSE(trn::pcluster::has_errors({d}));
-  d.severity = Severity::error;
+  d.severity = Severity::kError;
   EXPECT_TRUE(trn::pcluster::has_errors({d}));
 }
 

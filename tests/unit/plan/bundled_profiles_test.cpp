@@ -124,7 +124,7 @@ TEST(BertTiny, SameGlobalBatchOnOneTwoAndFourCpuNodes) {
 
 TEST(Llama2Nxd, TensorParallelEightOnSixteenTrn1) {
   const Plan plan = plan_on(bundled("llama2_7b_nxd"), 16, 32);
-  EXPECT_EQ(plan.launch, LaunchMode::torchrun);
+  EXPECT_EQ(plan.launch, LaunchMode::kTorchrun);
   EXPECT_EQ(plan.tasks_per_node, 1);
   EXPECT_EQ(plan.processes_per_task, 32);
   EXPECT_EQ(plan.world_size, 512);

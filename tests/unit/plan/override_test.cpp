@@ -26,13 +26,13 @@ TEST(Override, SetsEveryKindOfKey) {
   apply_override(p, "seq_len", "512");
   EXPECT_EQ(p.micro_batch, 4);
   EXPECT_DOUBLE_EQ(*p.lr, 1e-3);
-  EXPECT_EQ(p.scaling, Scaling::weak);
+  EXPECT_EQ(p.scaling, Scaling::kWeak);
   EXPECT_EQ(p.data, "/fsx/data=with=equals");
   EXPECT_EQ(p.env.at("FOO"), "bar baz");
   EXPECT_EQ(p.env.at("EMPTY"), "");
   EXPECT_EQ(p.command,
             (std::vector<std::string>{"python3", "mine.py", "--mb", "{micro_batch}", "a b"}));
-  EXPECT_EQ(p.launch, LaunchMode::torchrun);
+  EXPECT_EQ(p.launch, LaunchMode::kTorchrun);
   EXPECT_EQ(p.seq_len, 512);
 }
 

@@ -205,11 +205,11 @@ TEST(ModelParallel, WeakScalingNeedsAReferenceTheDegreeDivides) {
 
 TEST(Launch, PerCoreIsOneTaskPerWorkerAndTorchrunOnePerNode) {
   const Plan per_core = plan_on(bundled("bert_pretrain"), 2, 32);
-  EXPECT_EQ(per_core.launch, LaunchMode::per_core);
+  EXPECT_EQ(per_core.launch, LaunchMode::kPerCore);
   EXPECT_EQ(per_core.tasks_per_node, 32);
   EXPECT_EQ(per_core.processes_per_task, 1);
   const Plan torchrun = plan_on(bundled("llama2_7b_nxd"), 16, 32);
-  EXPECT_EQ(torchrun.launch, LaunchMode::torchrun);
+  EXPECT_EQ(torchrun.launch, LaunchMode::kTorchrun);
   EXPECT_EQ(torchrun.tasks_per_node, 1);
   EXPECT_EQ(torchrun.processes_per_task, 32);
 }
@@ -232,7 +232,7 @@ TEST(Plan, RecordsTheProfileAndTheCluster) {
   EXPECT_EQ(plan.checkpoint_every, 1000);
   EXPECT_EQ(plan.keep_checkpoints, 3);
   EXPECT_EQ(plan.max_restarts, 3);
-  EXPECT_EQ(plan.requeue, RequeuePolicy::node_failure);
+  EXPECT_EQ(plan.requeue, RequeuePolicy::kNodeFailure);
 }
 
 TEST(Plan, RunDirectoryWithoutAJobHomeExpansionAndExplicitRunDir) {

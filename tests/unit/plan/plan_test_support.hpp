@@ -1,7 +1,5 @@
 #pragma once
 
-#include "temp_dir.hpp"
-
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "temp_dir.hpp"
 #include "trn/common/error.hpp"
 #include "trn/plan/load_profile.hpp"
 #include "trn/plan/plan.hpp"

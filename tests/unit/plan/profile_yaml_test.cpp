@@ -53,9 +53,9 @@ TEST(ProfileYaml, ReadsEveryKey) {
   EXPECT_EQ(p.seq_len, 128);
   EXPECT_EQ(p.micro_batch, 16);
   EXPECT_EQ(p.global_batch, 16384);
-  EXPECT_EQ(p.scaling, Scaling::weak);
+  EXPECT_EQ(p.scaling, Scaling::kWeak);
   EXPECT_DOUBLE_EQ(*p.lr, 4e-4);
-  EXPECT_EQ(p.lr_scaling, LrRule::sqrt);
+  EXPECT_EQ(p.lr_scaling, LrRule::kSqrt);
   EXPECT_EQ(p.reference_nodes, 2);
   EXPECT_EQ(p.steps, 28125);
   EXPECT_EQ(p.warmup, 2000);
@@ -63,28 +63,28 @@ TEST(ProfileYaml, ReadsEveryKey) {
   EXPECT_EQ(p.keep_checkpoints, 0);
   EXPECT_EQ(p.compile_steps, 3);
   EXPECT_EQ(p.seed, 7);
-  EXPECT_EQ(p.launch, LaunchMode::torchrun);
+  EXPECT_EQ(p.launch, LaunchMode::kTorchrun);
   EXPECT_EQ(p.tensor_parallel, 8);
   EXPECT_EQ(p.pipeline_parallel, 2);
   EXPECT_EQ(p.cpu_workers_per_node, 4);
   EXPECT_EQ(p.output_root, "/fsx/runs");
   EXPECT_EQ(p.max_restarts, 5);
-  EXPECT_EQ(p.requeue, RequeuePolicy::always);
+  EXPECT_EQ(p.requeue, RequeuePolicy::kAlways);
   EXPECT_EQ(p.env, (std::map<std::string, std::string>{{"FOO", "bar"}, {"TIMEOUT", "600"}}));
 }
 
 TEST(ProfileYaml, DefaultsForOptionalKeys) {
   const Profile p = parse(minimal_profile);
-  EXPECT_EQ(p.scaling, Scaling::strong);
+  EXPECT_EQ(p.scaling, Scaling::kStrong);
   EXPECT_FALSE(p.lr.has_value());
   EXPECT_FALSE(p.seq_len.has_value());
-  EXPECT_EQ(p.lr_scaling, LrRule::none);
+  EXPECT_EQ(p.lr_scaling, LrRule::kNone);
   EXPECT_EQ(p.reference_nodes, 1);
-  EXPECT_EQ(p.launch, LaunchMode::per_core);
+  EXPECT_EQ(p.launch, LaunchMode::kPerCore);
   EXPECT_EQ(p.tensor_parallel, 1);
   EXPECT_EQ(p.pipeline_parallel, 1);
   EXPECT_EQ(p.cpu_workers_per_node, 1);
-  EXPECT_EQ(p.requeue, RequeuePolicy::node_failure);
+  EXPECT_EQ(p.requeue, RequeuePolicy::kNodeFailure);
   EXPECT_EQ(p.output_root, "runs");
   EXPECT_TRUE(p.env.empty());
 }

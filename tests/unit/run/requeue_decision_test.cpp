@@ -26,7 +26,7 @@ FailedRun failed(FailureKind kind, RequeuePolicy policy, unsigned restarts, std:
 
 TEST(RequeueDecision, ANodeFailureWithRestartsLeftIsRequeued) {
   const auto decision =
-      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::node_failure, 1, 3));
+      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::kNodeFailure, 1, 3));
   EXPECT_EQ(decision.action, AfterFailure::kRequeue);
   EXPECT_EQ(decision.message,
             "trn-run: training failed: rank 3 on n2 vanished\n"
@@ -36,7 +36,7 @@ TEST(RequeueDecision, ANodeFailureWithRestartsLeftIsRequeued) {
 
 TEST(RequeueDecision, NoRestartLeftFailsAsANodeFailure) {
   const auto decision =
-      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::node_failure, 3, 3));
+      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::kNodeFailure, 3, 3));
   EXPECT_EQ(decision.action, AfterFailure::kFailNodeFailure);
   EXPECT_EQ(decision.message,
             "trn-run: training failed: rank 3 on n2 vanished\n"
@@ -45,13 +45,13 @@ TEST(RequeueDecision, NoRestartLeftFailsAsANodeFailure) {
 
 TEST(RequeueDecision, PolicyNeverNeverRequeues) {
   const auto decision =
-      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::never, 0, 3));
+      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::kNever, 0, 3));
   EXPECT_EQ(decision.action, AfterFailure::kFailNodeFailure);
   EXPECT_EQ(decision.message, "trn-run: training failed: rank 3 on n2 vanished\n");
 }
 
 TEST(RequeueDecision, AUserErrorFailsAtOnceWithTheTraceback) {
-  for (const auto policy : {RequeuePolicy::node_failure, RequeuePolicy::never}) {
+  for (const auto policy : {RequeuePolicy::kNodeFailure, RequeuePolicy::kNever}) {
     const auto decision = decide_after_failure(failed(FailureKind::kUserError, policy, 0, 3));
     EXPECT_EQ(decision.action, AfterFailure::kFailUserError);
     EXPECT_EQ(decision.message,
@@ -63,9 +63,9 @@ TEST(RequeueDecision, AUserErrorFailsAtOnceWithTheTraceback) {
 
 TEST(RequeueDecision, PolicyAlwaysRequeuesAUserErrorWhileRestartsAreLeft) {
   auto decision =
-      decide_after_failure(failed(FailureKind::kUserError, RequeuePolicy::always, 0, 1));
+      decide_after_failure(failed(FailureKind::kUserError, RequeuePolicy::kAlways, 0, 1));
   EXPECT_EQ(decision.action, AfterFailure::kRequeue);
-  decision = decide_after_failure(failed(FailureKind::kUserError, RequeuePolicy::always, 1, 1));
+  decision = decide_after_failure(failed(FailureKind::kUserError, RequeuePolicy::kAlways, 1, 1));
   EXPECT_EQ(decision.action, AfterFailure::kFailNodeFailure);
 }
 

@@ -1,7 +1,5 @@
 #pragma once
 
-#include "temp_dir.hpp"
-
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -12,6 +10,7 @@
 
 #include "fake_spank_host.hpp"
 #include "plugin_driver.hpp"
+#include "temp_dir.hpp"
 
 namespace trn::test {
 

@@ -27,7 +27,8 @@ class TempDir {
   const std::filesystem::path& path() const { return path_; }
 
   // Writes text to a file below the directory, creating its folders; returns the file's path.
-  std::filesystem::path write(const std::filesystem::path& relative, const std::string& text) const {
+  std::filesystem::path write(const std::filesystem::path& relative,
+                              const std::string& text) const {
     const auto file = path_ / relative;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary) << text;

@@ -26,23 +26,23 @@ struct NpcSummary {
 NpcSummary parse_npc_output(std::string_view output);
 
 enum class CompileOutcome {
-  compiled,            // every graph compiled (or exit 0 without a summary)
-  nothing_to_compile,  // "No todo hlos found": the cache already held every graph
-  compile_failed,      // at least one graph failed (the summary says so, whatever the exit)
-  script_failed,       // the training script failed under it; nothing was compiled
-  failed_otherwise,    // any other non-zero exit or a signal (bad option, crash)
+  kCompiled,          // every graph compiled (or exit 0 without a summary)
+  kNothingToCompile,  // "No todo hlos found": the cache already held every graph
+  kCompileFailed,     // at least one graph failed (the summary says so, whatever the exit)
+  kScriptFailed,      // the training script failed under it; nothing was compiled
+  kFailedOtherwise,   // any other non-zero exit or a signal (bad option, crash)
 };
 
-std::string_view outcome_name(CompileOutcome outcome);  // "compiled", "compile_failed", ...
+std::string_view to_string(CompileOutcome outcome);  // "compiled", "compile_failed", ...
 
 struct CompileResult {
-  CompileOutcome outcome = CompileOutcome::failed_otherwise;
+  CompileOutcome outcome = CompileOutcome::kFailedOtherwise;
   int exit_status = 0;  // as given: the exit code, or -N for "killed by signal N"
   NpcSummary summary;
   std::string message;  // one line for the user, naming what failed and what to do
 
   bool ok() const {
-    return outcome == CompileOutcome::compiled || outcome == CompileOutcome::nothing_to_compile;
+    return outcome == CompileOutcome::kCompiled || outcome == CompileOutcome::kNothingToCompile;
   }
 };
 

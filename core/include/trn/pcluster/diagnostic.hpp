@@ -5,7 +5,7 @@
 
 namespace trn::pcluster {
 
-enum class Severity { error, warning };
+enum class Severity { kError, kWarning };
 
 // One finding of the cluster-config linter, located like a compiler message so that editors
 // and CI logs can jump to it. Line and column are 1-based.
@@ -13,7 +13,7 @@ struct Diagnostic {
   std::string file;
   int line = 1;
   int column = 1;
-  Severity severity = Severity::error;
+  Severity severity = Severity::kError;
   std::string message;
 
   // "FILE:LINE:COLUMN: error: MESSAGE" (or "warning:").

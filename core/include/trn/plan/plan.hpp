@@ -37,12 +37,12 @@ struct Plan {
   std::int64_t pipeline_parallel = 1;
   std::int64_t data_parallel = 0;
 
-  Scaling scaling = Scaling::strong;
+  Scaling scaling = Scaling::kStrong;
   std::int64_t micro_batch = 0;
   std::int64_t grad_accum = 0;
   std::int64_t global_batch = 0;  // micro_batch * grad_accum * data_parallel
   std::optional<double> lr;       // after the weak-scaling rule
-  LrRule lr_scaling = LrRule::none;
+  LrRule lr_scaling = LrRule::kNone;
   std::int64_t reference_nodes = 1;
   std::int64_t reference_global_batch = 0;  // the profile's global_batch
   std::optional<double> reference_lr;       // the profile's lr
@@ -56,7 +56,7 @@ struct Plan {
 
   // per-core: tasks_per_node = workers_per_node, processes_per_task = 1.
   // torchrun: tasks_per_node = 1, processes_per_task = workers_per_node (--nproc_per_node).
-  LaunchMode launch = LaunchMode::per_core;
+  LaunchMode launch = LaunchMode::kPerCore;
   std::int64_t tasks_per_node = 0;
   std::int64_t processes_per_task = 0;
 
@@ -65,7 +65,7 @@ struct Plan {
   std::int64_t keep_checkpoints = 0;
   std::filesystem::path run_dir;
   std::int64_t max_restarts = 0;
-  RequeuePolicy requeue = RequeuePolicy::node_failure;
+  RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
 
   // What each worker process runs: the training command, and the same for the compile phase
   // where {steps_this_run} is compile_steps instead of steps.

@@ -12,18 +12,18 @@ namespace trn::plan {
 
 // strong: the global batch stays fixed and the accumulation shrinks as workers are added.
 // weak: the accumulation stays fixed and the global batch grows with the data-parallel degree.
-enum class Scaling { strong, weak };
+enum class Scaling { kStrong, kWeak };
 
 // How the learning rate follows the global batch under weak scaling (see Profile::lr_scaling).
-enum class LrRule { none, linear, sqrt };
+enum class LrRule { kNone, kLinear, kSqrt };
 
-// per_core: one Slurm task per worker. torchrun: one Slurm task per node that starts the
+// per-core: one Slurm task per worker. torchrun: one Slurm task per node that starts the
 // node's workers itself (torchrun --nproc_per_node).
-enum class LaunchMode { per_core, torchrun };
+enum class LaunchMode { kPerCore, kTorchrun };
 
 // When a failed training step requeues the job: only when a node failed (not on a user error
 // such as the same Python exception on every rank), on any failure, or never.
-enum class RequeuePolicy { node_failure, always, never };
+enum class RequeuePolicy { kNodeFailure, kAlways, kNever };
 
 // The spelling used in profiles, plan.json and messages: "strong", "sqrt", "per-core",
 // "node-failure"...
@@ -47,14 +47,14 @@ struct Profile {
 
   std::int64_t micro_batch = 0;   // sequences per worker per micro-step (required)
   std::int64_t global_batch = 0;  // sequences per optimizer step over all workers (required)
-  Scaling scaling = Scaling::strong;
+  Scaling scaling = Scaling::kStrong;
 
   // The peak learning rate at the reference size. Under weak scaling the global batch on
   // N nodes is k times the profile's global_batch, k = dp(N) / dp(reference_nodes), and the
   // learning rate becomes lr (none), lr * k (linear) or lr * sqrt(k) (sqrt). Under strong
   // scaling k is 1, so the rule changes nothing.
   std::optional<double> lr;
-  LrRule lr_scaling = LrRule::none;
+  LrRule lr_scaling = LrRule::kNone;
   // Weak scaling: the node count at which global_batch and lr hold; the accumulation is
   // global_batch / (micro_batch * dp(reference_nodes)) and stays fixed on every node count.
   std::int64_t reference_nodes = 1;
@@ -66,14 +66,14 @@ struct Profile {
   std::int64_t compile_steps = 5;     // steps the compile phase runs (the reference: 5)
   std::int64_t seed = 12345;
 
-  LaunchMode launch = LaunchMode::per_core;
+  LaunchMode launch = LaunchMode::kPerCore;
   std::int64_t tensor_parallel = 1;
   std::int64_t pipeline_parallel = 1;
   std::int64_t cpu_workers_per_node = 1;  // workers on nodes without Neuron devices
 
   std::string output_root = "runs";  // run directories go to <output_root>/<name>-<job id>
   std::int64_t max_restarts = 3;
-  RequeuePolicy requeue = RequeuePolicy::node_failure;
+  RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
 
   // Extra environment for every worker; values are templates like the command.
   std::map<std::string, std::string> env;

@@ -23,7 +23,7 @@ struct RequeueDecision {
 
 struct FailedRun {
   FailureDiagnosis diagnosis;
-  plan::RequeuePolicy policy = plan::RequeuePolicy::node_failure;
+  plan::RequeuePolicy policy = plan::RequeuePolicy::kNodeFailure;
   std::uint32_t job_id = 0;
   unsigned restart_count = 0;  // SLURM_RESTART_COUNT: requeues so far
   std::int64_t max_restarts = 0;

@@ -18,7 +18,8 @@ struct EnvOptions {
   EfaMode efa = EfaMode::kAuto;
   // NEURON_COMPILE_CACHE_URL to set: a directory or s3:// URL; none: leave it to the runtime.
   std::optional<std::string> compile_cache;
-  std::optional<std::string> shared_cache;  // the shared compile-cache tier, for trn-run (TRN_CACHE_SHARED)
+  std::optional<std::string>
+      shared_cache;  // the shared compile-cache tier, for trn-run (TRN_CACHE_SHARED)
   // Replace variables the user already set (by default the user's value wins).
   bool override_user = false;
 };
