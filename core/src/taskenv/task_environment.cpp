@@ -1,7 +1,7 @@
 #include "trn/taskenv/task_environment.hpp"
 
-#include "trn/common/env_names.hpp"
 #include "trn/cache/compiler_flags.hpp"
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 
 namespace trn::taskenv {

@@ -17,8 +17,8 @@ inline constexpr std::string_view manifest_dir_name = "trn-manifests";
 // differ: build the configuration from the same typed values each time.
 std::string canonical_json(const nlohmann::json& config);
 
-// The key of a configuration: FNV-1a 64 (trn/common/fnv1a.hpp) of canonical_json(config), 16 hex digits.
-// The caller puts in it everything the compiled graphs depend on: trainer command and model
+// The key of a configuration: FNV-1a 64 (trn/common/fnv1a.hpp) of canonical_json(config), 16 hex
+// digits. The caller puts in it everything the compiled graphs depend on: trainer command and model
 // config, shapes (micro-batch, sequence length, ...), world shape (nodes, workers per node,
 // tp, pp), compiler version and compiler flags (NEURON_CC_FLAGS).
 std::string manifest_key(const nlohmann::json& config);
