@@ -38,6 +38,9 @@ fi
 export TRN_INSTALL_LOG=${TRN_INSTALL_LOG:-$root/var/log/trn-slurm-install.log}
 mkdir -p "$(dirname "$TRN_INSTALL_LOG")"
 exec > >(tee -a "$TRN_INSTALL_LOG") 2>&1
+# Wait for tee at exit, so that whoever reads our output has all of it once we are gone.
+log_tee=$!
+trap 'exec >&- 2>&-; wait "$log_tee" 2>/dev/null || true' EXIT
 export TRN_INSTALL_LOGGING=1
 trap 'log "ERROR: \"$BASH_COMMAND\" failed with status $? (line $LINENO); see $TRN_INSTALL_LOG"' ERR
 

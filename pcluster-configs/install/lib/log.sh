@@ -16,6 +16,10 @@ trn_log_to_file() {
   local log=$1
   mkdir -p "$(dirname "$log")" || { echo "trn-slurm-install: cannot create $(dirname "$log")" >&2; exit 1; }
   exec > >(tee -a "$log") 2>&1
+  # tee runs on after the script: closing our ends and waiting for it means that whoever reads
+  # our output (ParallelCluster, a test) has all of it once we exit.
+  trn_log_tee=$!
+  trap 'exec >&- 2>&-; wait "$trn_log_tee" 2>/dev/null || true' EXIT
 }
 
 # Reports the failing command before `set -e` ends the script.
