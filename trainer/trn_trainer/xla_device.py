@@ -5,6 +5,7 @@ import os
 import torch
 import torch.distributed as dist
 
+from . import env_names
 from .device_base import Device
 from .peak_flops import PEAK_BF16_FLOPS
 
@@ -17,7 +18,7 @@ def _neuron_arch():
     except OSError:
         return None
     if "trn2" in text:
-        lnc = os.environ.get("NEURON_LOGICAL_NC_CONFIG", "2")
+        lnc = os.environ.get(env_names.NEURON_LOGICAL_NC_CONFIG, "2")
         return "trn2-lnc1" if lnc == "1" else "trn2-lnc2"
     if "trn1" in text:
         return "trn1"
