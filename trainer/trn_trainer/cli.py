@@ -1,10 +1,28 @@
 """Command line: pretrain, prepare-data, plot. Exit statuses are listed in errors.py."""
 
 import argparse
+import importlib
 import sys
 
 from . import __version__
-from .errors import EXIT_INTERNAL, EXIT_OK, TrainerError
+from .errors import EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
+
+# The third-party modules each command imports (Debian names them python3-<module>), imported
+# here first so that a missing or broken one is one clear error, not a traceback from inside.
+REQUIRED_MODULES = {"pretrain": ("numpy", "h5py", "torch"), "prepare-data": ("numpy", "h5py"),
+                    "plot": ("matplotlib",)}
+
+
+def require_modules(command):
+    for name in REQUIRED_MODULES[command]:
+        try:
+            importlib.import_module(name)
+        except ImportError as e:
+            why = (str(e).splitlines() or [type(e).__name__])[0]  # numpy's own message has many lines
+            raise EnvironmentSetupError(
+                f"{command} needs the Python module {name}, which {sys.executable} cannot import "
+                f"({why}); install it (apt-get install python3-{name}, or pip install {name}) or run "
+                "with a Python that has it") from None
 
 
 def _pretrain_parser(sub):
@@ -86,6 +104,7 @@ def build_parser():
 def main(argv=None):
     args = build_parser().parse_args(argv)
     try:
+        require_modules(args.command)
         if args.command == "pretrain":
             from .train import pretrain
 

@@ -1,14 +1,16 @@
 """Errors the command line turns into one clear message and a documented exit status."""
 
 # Exit statuses of `python3 -m trn_trainer ...`, for people and scripts. trn-run does not read
-# them: it sees only srun's status, then reads each rank's last traceback, or last line holding
-# "error" (as `trn_trainer: error: ...` is), to tell a user error from a node failure.
+# them: it sees only srun's status, then reads each rank's first error (a traceback, or a line such
+# as `trn_trainer: error: ...`) to tell a user error from a node failure.
 EXIT_OK = 0
 EXIT_INTERNAL = 1  # an unexpected failure: a Python traceback was printed
 EXIT_USAGE = 2  # bad command line or inconsistent settings (argparse uses 2 as well)
 EXIT_DATA = 3  # no shards, unreadable or malformed HDF5, bad corpus or vocabulary
 EXIT_CHECKPOINT = 4  # a checkpoint that belongs to another model or optimizer
-EXIT_ENVIRONMENT = 5  # incomplete RANK/WORLD_SIZE/MASTER_* environment or device problem
+EXIT_ENVIRONMENT = 5  # incomplete RANK/WORLD_SIZE/MASTER_* environment, device problem or a
+#                      Python module (torch, numpy, h5py, matplotlib) that cannot be imported
+EXIT_DIVERGED = 6  # the loss or the weights stopped being finite (learning rate too high)
 
 
 class TrainerError(Exception):
@@ -31,3 +33,7 @@ class CheckpointError(TrainerError):
 
 class EnvironmentSetupError(TrainerError):
     exit_code = EXIT_ENVIRONMENT
+
+
+class DivergedError(TrainerError):
+    exit_code = EXIT_DIVERGED

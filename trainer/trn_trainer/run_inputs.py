@@ -10,6 +10,7 @@ from . import checkpoint
 from .configs import BertConfig, model_config
 from .errors import UsageError
 from .optim import DEFAULT_LR
+from .setting_checks import check_settings
 from .shards import ShardSet, open_shards
 from .tokenizer import vocab_size_of
 
@@ -39,13 +40,20 @@ def _check_numbers(args, world):
             f"--global-batch {global_batch} is not divisible by --micro-batch {args.micro_batch} x "
             f"world size {world} = {per_pass}, so gradient accumulation would not be a whole number; "
             f"use a multiple of {per_pass} (e.g. {lower} or {lower + per_pass})")
-    if not 0.0 <= args.dropout < 1.0:
-        raise UsageError(f"--dropout {args.dropout}: must be in [0, 1)")
-    if args.lr is not None and args.lr <= 0:
-        raise UsageError(f"--lr {args.lr}: must be positive")
     if args.checkpoint_every < 0 or args.keep_checkpoints < 0 or args.log_every < 1:
         raise UsageError("--checkpoint-every and --keep-checkpoints must be >= 0, --log-every >= 1")
     return global_batch, global_batch // per_pass
+
+
+def _check_output(output):
+    """--output must be a folder, or a path whose nearest existing part is a folder."""
+    existing = os.path.abspath(output)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        what = "is a file" if existing == os.path.abspath(output) else f"lies under the file {existing}"
+        raise UsageError(f"--output {output}: {what}, not a folder; give a folder for checkpoints, "
+                         "metrics and results (it is created when missing)")
 
 
 def _vocab_size(args):
@@ -69,6 +77,8 @@ def check_inputs(args, world_size, resume, say):
     """RunInputs for `args`, or a TrainerError saying what is wrong. resume: look for a
     checkpoint in --output (say reports the ones skipped)."""
     global_batch, accumulation = _check_numbers(args, world_size)
+    check_settings(args)
+    _check_output(args.output)
     shards = _open_matching_shards(args)
     config = model_config(args.model, _vocab_size(args), args.dropout)
     if shards.seq_len > config.max_position_embeddings:

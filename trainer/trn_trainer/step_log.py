@@ -34,6 +34,7 @@ class StepLog:
         self.last_time = time.perf_counter()
 
     def record(self, step, sums, grad_norm, lr, data_s, first):
+        """Write and show the step's row; returns its (loss, gradient norm or None) as read."""
         now = time.perf_counter()
         mlm, nsp = (float(v) for v in sums.detach().cpu().tolist())
         step_s = now - self.last_time
@@ -46,6 +47,7 @@ class StepLog:
         }
         if first:
             row["first_of_run"] = True
+        read = (row["loss"], row["grad_norm"])
         for key, value in row.items():  # metrics.jsonl stays strict JSON: null, never NaN
             if isinstance(value, float) and not math.isfinite(value):
                 row[key] = None
@@ -61,6 +63,7 @@ class StepLog:
                 self.say(f"step {step}/{self.last_step} | loss is not finite | lr {lr:.3e}")
             else:
                 self.say(progress_line(row, self.last_step, eta))
+        return read
 
     def close(self):
         if self.metrics is not None:

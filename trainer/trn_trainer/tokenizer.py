@@ -110,25 +110,29 @@ class WordPieceTokenizer:
         return [self.vocab[t] for t in tokens]
 
 
-def load_vocab(path):
-    vocab = collections.OrderedDict()
+def _vocab_tokens(path):
+    """The lines of a vocab.txt (line number = id), or a DataError naming the file."""
     try:
         with open(path, encoding="utf-8") as f:
-            for index, line in enumerate(f):
-                token = line.rstrip("\n")
-                if token in vocab:
-                    continue  # a few published vocabularies repeat a token; the first id wins
-                vocab[token] = index
+            tokens = [line.rstrip("\n") for line in f]
     except (OSError, UnicodeDecodeError) as e:
         raise DataError(f"vocabulary {path}: cannot be read ({e}); give a UTF-8 BERT vocab.txt") from None
-    if not vocab:
+    if not tokens:
         raise DataError(f"vocabulary {path}: empty; give a BERT vocab.txt (one token per line)")
+    return tokens
+
+
+def load_vocab(path):
+    vocab = collections.OrderedDict()
+    for index, token in enumerate(_vocab_tokens(path)):
+        if token in vocab:
+            continue  # a few published vocabularies repeat a token; the first id wins
+        vocab[token] = index
     return vocab
 
 
 def vocab_size_of(path):
-    with open(path, encoding="utf-8") as f:
-        return sum(1 for _ in f)
+    return len(_vocab_tokens(path))
 
 
 def write_vocab(tokens, path):

@@ -9,7 +9,7 @@ step_log (metrics and progress), checkpoint_state (what a checkpoint holds) and 
 import os
 import time
 
-from . import checkpoint, checkpoint_state
+from . import checkpoint, checkpoint_state, divergence
 from .configs import flops_per_sequence
 from .environment import read_dist_env
 from .optimizer_step import train_step
@@ -70,15 +70,24 @@ class Trainer:
         self.first = True
         self.log.restart_clock()
 
+    def record_step(self, step, sums, grad_norm, lr, data_s, first):
+        """Log the step, then stop the run if it diverged: the loss is checked where the log has
+        already read it on the host, once per optimizer step, so no extra device sync."""
+        loss, norm = self.log.record(step, sums, grad_norm, lr, data_s, first)
+        if not self.extract_only:  # graph extraction runs nothing: its values mean nothing
+            divergence.check_step(step, loss, norm, lr)
+
     def one_step(self):
         """Train, record and (when due) checkpoint one optimizer step."""
         run = self.run_state
         sums, grad_norm, lr, data_s = train_step(run, self.inputs.global_batch, self.args.grad_clip)
-        run.device.after_step(self.log.record, run.step, sums, grad_norm, lr, data_s, self.first)
+        run.device.after_step(self.record_step, run.step, sums, grad_norm, lr, data_s, self.first)
         run.device.step_end()  # XLA: cut and run the graph; the record closure follows
         self.first = False
         every = self.args.checkpoint_every
         if (every and run.step % every == 0) or run.step == self.last_step:
+            if not self.extract_only:  # on every rank, so that all stop together
+                divergence.check_weights(run.step, run.params)
             self.save_checkpoint()
             self.log.restart_clock()
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace {
 
 using trn::run::diagnose_training_failure;
@@ -60,6 +64,85 @@ TEST(FailureDiagnosis, MissingRanksMeanANodeFailure) {
   // The rank on the lost node wrote nothing at all.
   const auto diagnosis = diagnose_training_failure(
       {{0, "n1", traceback("RuntimeError: Connection closed by peer")}}, 2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
+}
+
+// Node logs as srun --label --output=%N writes them when the step is cancelled: slurmstepd's
+// line goes to the first task of each node, srun's own lines are not rank output at all.
+const std::string kDataError =
+    "trn_trainer: error: --data /fsx/shards: not a directory; give the folder of the HDF5 shards";
+std::string cancelled(const std::string& node) {
+  return "slurmstepd: error: *** STEP 4242.0 ON " + node + " CANCELLED AT 2024-05-02T10:11:12 ***";
+}
+std::vector<RankOutput> node_logs(const std::vector<std::pair<std::string, std::string>>& logs) {
+  std::vector<RankOutput> ranks;
+  for (const auto& [node, labelled] : logs) {
+    for (auto& rank : trn::run::split_labelled_output(labelled, node)) ranks.push_back(rank);
+  }
+  return ranks;
+}
+
+TEST(FailureDiagnosis, SlurmsLinesAfterTheSameErrorOnEveryRankLeaveItTheUsers) {
+  const auto diagnosis = diagnose_training_failure(
+      node_logs({{"n1", "0: " + kDataError + "\n0: " + cancelled("n1") + "\n"},
+                 {"n2", "1: " + kDataError + "\n1: " + cancelled("n2") +
+                            "\n1: srun: error: n2: task 1: Exited with exit code 2\n"}}),
+      2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kUserError) << diagnosis.summary;
+  EXPECT_EQ(diagnosis.exception, kDataError);
+}
+
+TEST(FailureDiagnosis, RanksCancelledBeforeTheirOwnCheckLeaveAnErrorLineTheUsers) {
+  // Recorded on the local test cluster (2 nodes x 2 tasks, srun --label --kill-on-bad-exit=1
+  // --output=%N): rank 0 rejected its input, the step was cancelled before the other ranks got
+  // to their own check. Only the failing node gets slurmstepd's line (named slurmstepd-NODE
+  // where one host runs several slurmd); the other node's log simply stops mid-line.
+  const auto diagnosis = diagnose_training_failure(
+      node_logs({{"n1", "1: started\n0: " + kDataError +
+                            "\n0: slurmstepd-n1: error: *** STEP 1.0 ON n1 CANCELLED AT "
+                            "2024-05-02T10:11:12 ***\n"},
+                 {"n2", "3: started\n2: started"}}),
+      4);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kUserError) << diagnosis.summary;
+  EXPECT_EQ(diagnosis.exception, kDataError);
+}
+
+TEST(FailureDiagnosis, ALoneTracebackWithTheOtherRanksCancelledIsANodeFailure) {
+  // A rank that lost its peer raises; the peer is then cancelled: the fabric or a node failed.
+  const auto diagnosis = diagnose_training_failure(
+      node_logs({{"n1",
+                  "0: step 3/10 | loss 8.1\n0: Traceback (most recent call last):\n0:   File "
+                  "\"x.py\", line 3, in <module>\n0: RuntimeError: Connection reset by peer\n0: " +
+                      cancelled("n1") + "\n"},
+                 {"n2", "1: step 3/10 | loss 8.1\n1: " + cancelled("n2") + "\n"}}),
+      2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
+}
+
+TEST(FailureDiagnosis, AnErrorLineWithASilentRankAndNoCancelIsANodeFailure) {
+  const auto diagnosis = diagnose_training_failure(
+      {{0, "n1", kDataError + "\n"}, {1, "n2", "step 3/10 | loss 8.1\n"}}, 2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
+}
+
+TEST(FailureDiagnosis, TheFirstErrorCountsNotAWarningMentioningOne) {
+  const std::string diverged =
+      "trn_trainer: error: step 2: the loss is nan, not finite, at learning rate 8.33e+08: "
+      "training diverged and stops without saving this step; lower --lr";
+  const auto diagnosis = diagnose_training_failure(
+      {{0, "n1",
+        "warning: skipping checkpoint ckpt_8.pt: cannot be loaded (UnpicklingError: bad); trying "
+        "an older one\nstep 1/10 | loss 9.1\n" +
+            diverged + "\n" + cancelled("n1") + "\n"},
+       {1, "n2", diverged + "\n" + cancelled("n2") + "\n"}},
+      2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kUserError) << diagnosis.summary;
+  EXPECT_EQ(diagnosis.exception, diverged);
+}
+
+TEST(FailureDiagnosis, OnlySlurmsLinesAreNoUserError) {
+  const auto diagnosis = diagnose_training_failure(
+      {{0, "n1", cancelled("n1") + "\n"}, {1, "n2", cancelled("n2") + "\n"}}, 2);
   EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
 }
 

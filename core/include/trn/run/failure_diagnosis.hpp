@@ -26,8 +26,10 @@ struct FailureDiagnosis {
   std::string summary;    // one line for the job log
 };
 
-// Tells a user error from a node failure after a training step failed: it is the user's when
-// every rank ends in the same error - a Python exception, or a last line reporting an error.
+// Tells a user error from a node failure after a training step failed, from each rank's first
+// error (a Python traceback or an error line; Slurm's own lines are never one): it is the user's
+// when every rank failed with the same error, or when the ranks that printed an error printed
+// the same error line and Slurm cancelled the rest (the full rule is in failure_diagnosis.cpp).
 FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
                                            unsigned expected_ranks);
 

@@ -1,0 +1,96 @@
+"""Bad input that used to slip through: each is one clear `trn_trainer: error:` line with its
+documented exit status (errors.py), never a traceback, and nothing is written."""
+
+import math
+import os
+import shutil
+
+import pytest
+import torch
+
+from trainer_testlib import PYTHON, TRAINER, child_env, pretrain_args, read_metrics
+from trn_trainer.cli import main
+from trn_trainer.errors import EXIT_DATA, EXIT_DIVERGED, EXIT_ENVIRONMENT, EXIT_USAGE, DivergedError
+
+
+def _one_error(capsys, args, code, *needles):
+    rc = main(args)
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("trn_trainer: error:")]
+    assert (rc, len(errors)) == (code, 1) and "Traceback" not in err, (rc, err)
+    for needle in needles:
+        assert needle in errors[0], errors[0]
+    return errors[0]
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--lr", "nan"), ("--lr", "inf"), ("--seed", "-1"), ("--seed", str(2**63)),
+    ("--weight-decay", "-1"), ("--weight-decay", "nan"), ("--warmup", "nan"), ("--warmup", "inf"),
+    ("--poly-power", "nan"), ("--grad-clip", "nan"), ("--grad-clip", "-1"),
+    ("--peak-tflops", "nan"), ("--peak-tflops", "-1"),
+])
+def test_a_number_out_of_range_is_one_clear_error(corpus_dir, tmp_path, capsys, option, value):
+    out = tmp_path / "run"
+    _one_error(capsys, pretrain_args(corpus_dir, str(out), option, value, steps=2), EXIT_USAGE,
+               f"{option} {value}")
+    assert not out.exists()
+
+
+def test_a_binary_vocabulary_is_named(corpus_dir, tmp_path, capsys):
+    data = tmp_path / "data"
+    shutil.copytree(corpus_dir, data)
+    (data / "vocab.txt").write_bytes(bytes(range(128, 256)) * 8)
+    out = tmp_path / "run"
+    _one_error(capsys, pretrain_args(str(data), str(out), steps=2), EXIT_DATA,
+               str(data / "vocab.txt"), "UTF-8")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("below", ["", "run"])
+def test_output_naming_a_file_is_one_clear_error(corpus_dir, tmp_path, capsys, below):
+    a_file = tmp_path / "results.txt"
+    a_file.write_text("keep me")
+    output = os.path.join(str(a_file), below) if below else str(a_file)
+    _one_error(capsys, pretrain_args(corpus_dir, output, steps=2), EXIT_USAGE, "--output", str(a_file))
+    assert a_file.read_text() == "keep me"
+
+
+@pytest.mark.parametrize("shim", ["raise ImportError('libtorch_cpu.so: cannot open shared object file')",
+                                  "import sys; sys.modules['torch'] = None; import torch"])
+def test_torch_that_cannot_be_imported_is_one_clear_error(corpus_dir, tmp_path, shim):
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text(shim + "\n")
+    env = child_env(PYTHONPATH=str(tmp_path) + os.pathsep + TRAINER)
+    import subprocess
+
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + pretrain_args(corpus_dir, str(tmp_path / "o")),
+                            env=env, capture_output=True, text=True, timeout=120)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("trn_trainer: error:")]
+    assert result.returncode == EXIT_ENVIRONMENT and len(errors) == 1, result.stderr
+    assert "Traceback" not in result.stderr and "torch" in errors[0], result.stderr
+
+
+def test_a_diverging_run_stops_at_the_first_non_finite_loss(corpus_dir, tmp_path, capsys):
+    out = str(tmp_path / "diverged")
+    error = _one_error(capsys, pretrain_args(corpus_dir, out, "--lr", "1e9", "--checkpoint-every", "1",
+                                             steps=6), EXIT_DIVERGED, "not finite", "--lr")
+    rows = read_metrics(out)
+    bad_step = rows[-1]["step"]
+    assert rows[-1]["loss"] is None and all(r["loss"] is not None for r in rows[:-1])
+    assert f"step {bad_step}:" in error and bad_step < 6
+    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_"))
+    assert checkpoints, "the last finite step's checkpoint is kept"
+    for name in checkpoints:
+        state = torch.load(os.path.join(out, name))
+        assert state["step"] < bad_step
+        assert all(torch.isfinite(v).all() for v in state["model"].values() if v.is_floating_point())
+    assert not os.path.exists(os.path.join(out, "results.json"))
+
+
+def test_non_finite_weights_are_never_checkpointed():
+    from trn_trainer.divergence import check_weights
+
+    good = [torch.ones(3), torch.zeros(2, 2)]
+    check_weights(4, good)
+    with pytest.raises(DivergedError, match="step 5:"):
+        check_weights(5, good + [torch.tensor([1.0, math.inf])])
