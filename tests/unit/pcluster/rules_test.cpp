@@ -218,7 +218,8 @@ TEST(PclusterPlaceholders, WarningByDefaultErrorWhenStrict) {
 }
 
 TEST(PclusterInstanceTypes, UnknownTypeIsAWarningOrAnErrorWhenStrict) {
-  const auto text = replaced(valid_config, "InstanceType: trn1.32xlarge", "InstanceType: trn1.32xlarg");
+  const auto text =
+      replaced(valid_config, "InstanceType: trn1.32xlarge", "InstanceType: trn1.32xlarg");
   const auto diagnostics = trn::pcluster::check_cluster_config("t.yaml", text);
   ASSERT_EQ(diagnostics.size(), 1U);
   EXPECT_EQ(diagnostics[0].severity, trn::pcluster::Severity::warning);

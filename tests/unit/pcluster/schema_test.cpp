@@ -170,7 +170,8 @@ TEST(PclusterSchema, MergeKeysAreMergedBeforeTheSchemaCheck) {
 
   // A second compute resource from the first (a list after <<): explicit keys win, so its own
   // Name is not a duplicate and its own MinCount is the one checked.
-  text = replaced(valid_config, "        - Name: trn1-32xl\n", "        - &base\n          Name: trn1-32xl\n");
+  text = replaced(valid_config, "        - Name: trn1-32xl\n",
+                  "        - &base\n          Name: trn1-32xl\n");
   text = replaced(text, "      Networking:\n        SubnetIds:",
                   "        - <<: [*base]\n          Name: trn1-32xl-b\n          MinCount: 20\n"
                   "      Networking:\n        SubnetIds:");
