@@ -57,7 +57,8 @@ const char* const usage_text =
     "\n"
     "The local cache (default for --root, pull's --to, push's --from) is the compiler's:\n"
     "--cache_dir in NEURON_CC_FLAGS, else NEURON_COMPILE_CACHE_URL, else\n"
-    "/var/tmp/neuron-compile-cache. SIZE: 500M, 20G; AGE: 30m, 1h, 7d.\n"
+    "/var/tmp/neuron-compile-cache. SIZE: 500M, 20G (at most 1024T); AGE: 30m, 1h, 7d (at\n"
+    "most 36500d).\n"
     "\n"
     "Exit status: 0 done, 2 usage or cache error.\n";
 

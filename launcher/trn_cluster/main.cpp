@@ -23,9 +23,12 @@ const char* const usage_text =
     "\n"
     "Lints AWS ParallelCluster 3 cluster configurations offline: schema keys and types,\n"
     "duplicate keys, ParallelCluster's validators and the Trainium rules of trn-slurm.\n"
-    "Problems are printed as FILE:LINE:COLUMN: error: MESSAGE.\n"
+    "Problems are printed as FILE:LINE:COLUMN: error: MESSAGE. FILE is a regular file of at\n"
+    "most 1 MiB; YAML merge keys (<<: *anchor) are merged first.\n"
     "\n"
-    "  --strict   treat REPLACE_ME placeholders as errors (use before pcluster create-cluster)\n"
+    "  --strict   treat REPLACE_ME placeholders and compute instance types trn-slurm does not\n"
+    "             know (trn1.2xlarge, trn1.32xlarge, trn1n.32xlarge, trn2.48xlarge) as errors\n"
+    "             (use before pcluster create-cluster)\n"
     "  -h, --help show this help\n"
     "\n"
     "Exit status: 0 clean (warnings allowed), 1 errors found, 2 usage or I/O error.\n";
@@ -38,6 +41,7 @@ int usage_error(const std::string& message) {
 int run_check(const std::vector<std::string>& files, bool strict) {
   trn::pcluster::CheckOptions options;
   options.placeholders_are_errors = strict;
+  options.unknown_instance_types_are_errors = strict;
   int status = kSuccess;
   std::size_t errors = 0;
   std::size_t warnings = 0;

@@ -18,6 +18,7 @@
 #include "trn/common/error.hpp"
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
+#include "trn/common/whole_number.hpp"
 #include "trn/plan/command_template.hpp"
 #include "trn/plan/plan.hpp"
 #include "trn/plan/plan_report.hpp"
@@ -69,21 +70,24 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
   }
   po::options_description described("options");
   std::string micro_batch, global_batch, steps, lr, data, scaling, output_root, max_restarts;
+  std::string nodes;  // text, range-checked: Boost reads "-16" as 2^32 - 16 into an unsigned
   described.add_options()("help,h", "this help")("profile", po::value(&options.profile),
                                                  "bundled profile name or YAML file")(
       "set", po::value(&options.sets)->composing(),
       "KEY=VALUE: override a profile key (repeatable)")(
-      "nodes", po::value<unsigned>(), "plan for N nodes (outside Slurm; use with --plan)")(
+      "nodes", po::value(&nodes), "plan for N nodes, 1-65536 (outside Slurm; use with --plan)")(
       "plan", po::bool_switch(&options.plan_only), "print the plan and run nothing")(
       "json", po::bool_switch(&options.json), "print the plan as JSON")(
       "force-compile", po::bool_switch(&options.force_compile),
-      "compile even when the cache has this configuration")("micro-batch", po::value(&micro_batch),
-                                                            "sequences per worker per micro-step")(
-      "global-batch", po::value(&global_batch), "sequences per optimizer step")(
-      "steps", po::value(&steps), "optimizer steps")("lr", po::value(&lr), "peak learning rate")(
-      "data", po::value(&data), "data directory")("scaling", po::value(&scaling), "strong or weak")(
-      "output-root", po::value(&output_root), "where run directories go")(
-      "max-restarts", po::value(&max_restarts), "requeues allowed after node failures")(
+      "compile even when the cache has this configuration")(
+      "micro-batch", po::value(&micro_batch), "sequences per worker per micro-step, 1-1048576")(
+      "global-batch", po::value(&global_batch), "sequences per optimizer step, 1-2147483647")(
+      "steps", po::value(&steps), "optimizer steps, 1-2147483647")(
+      "lr", po::value(&lr), "peak learning rate")("data", po::value(&data), "data directory")(
+      "scaling", po::value(&scaling), "strong or weak")("output-root", po::value(&output_root),
+                                                        "where run directories go")(
+      "max-restarts", po::value(&max_restarts),
+      "requeues allowed after node failures, 0-2147483647")(
       "cache-shared", po::value<std::string>(),
       "shared compile-cache tier (default: $TRN_CACHE_SHARED)")(
       "fsroot", po::value(&options.fsroot), "filesystem root for node discovery (fixtures)");
@@ -103,7 +107,10 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
     std::exit(kSuccess);
   }
   if (options.profile.empty()) throw Error("no profile given; usage: trn-run PROFILE [options]");
-  if (values.count("nodes")) options.nodes = values["nodes"].as<unsigned>();
+  if (values.count("nodes")) {
+    options.nodes =
+        static_cast<unsigned>(parse_whole_number_in(nodes, "--nodes", 1, plan::kMaxProfileNodes));
+  }
   if (values.count("cache-shared")) options.cache_shared = values["cache-shared"].as<std::string>();
   const std::pair<const char*, std::string*> flag_keys[] = {{"micro_batch", &micro_batch},
                                                             {"global_batch", &global_batch},

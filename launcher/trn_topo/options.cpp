@@ -10,6 +10,7 @@
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/hostlist.hpp"
+#include "trn/common/whole_number.hpp"
 
 namespace trn::topo_tool {
 namespace po = boost::program_options;
@@ -36,8 +37,8 @@ Options parse_options(int argc, char** argv) {
   Options out;
   std::string fsroot = "/", bind = "numa", efa = "auto", nodelist;
   std::string neuron_ls, cpus, cores, devices, compile_cache;
-  unsigned tasks = 1, nodes = 1, node_id = 0, cores_per_task = 0, lnc = 0;
-  std::uint32_t job_id = from_env("SLURM_JOB_ID"), step_id = 0;
+  // Counts are read as text and range-checked: Boost reads "-1" as 2^32 - 1 into an unsigned.
+  std::string tasks = "1", nodes = "1", node_id = "0", cores_per_task, lnc, job_id, step_id = "0";
   po::options_description desc(
       "Usage: trn-topo [options]\n"
       "Shows the node's Neuron devices, cores, NUMA nodes and EFA devices, and the placement\n"
@@ -52,8 +53,9 @@ Options parse_options(int argc, char** argv) {
       "is /)");
   add("cache", po::value<std::string>(),
       "topology cache to use when valid for this root and boot (/run/trn-slurm/topology.json)");
-  add("tasks", po::value(&tasks), "tasks of the step on this node (default 1)");
-  add("cores-per-task", po::value(&cores_per_task), "NeuronCores per task (default all / tasks)");
+  add("tasks", po::value(&tasks), "tasks of the step on this node, 1-1024 (default 1)");
+  add("cores-per-task", po::value(&cores_per_task),
+      "NeuronCores per task, 1-1024 (default all / tasks)");
   add("neuron-cores-per-task", po::value(&cores_per_task),
       "the same, under the srun option's name that error messages use");
   add("bind", po::value(&bind), "CPU binding: numa (default), cores or none");
@@ -61,11 +63,12 @@ Options parse_options(int argc, char** argv) {
   add("cpus", po::value(&cpus), "CPUs the step may use, e.g. 0-31,64-95");
   add("cores", po::value(&cores), "Slurm core ids the step may use (S_STEP_ALLOC_CORES)");
   add("devices", po::value(&devices), "Neuron devices granted to the step (SLURM_STEP_GPUS)");
-  add("nodes", po::value(&nodes), "nodes in the step (default 1)");
-  add("node-id", po::value(&node_id), "this node's rank in the step (default 0)");
+  add("nodes", po::value(&nodes), "nodes in the step, 1-65536 (default 1)");
+  add("node-id", po::value(&node_id), "this node's rank in the step, 0 to nodes-1 (default 0)");
   add("nodelist", po::value(&nodelist), "the step's Slurm hostlist (default: this host)");
-  add("job-id", po::value(&job_id), "job id for the rendezvous ports (default $SLURM_JOB_ID or 0)");
-  add("step-id", po::value(&step_id), "step id for the rendezvous ports (default 0)");
+  add("job-id", po::value(&job_id),
+      "job id for the rendezvous ports, 0-4294967295 (default $SLURM_JOB_ID or 0)");
+  add("step-id", po::value(&step_id), "step id for the rendezvous ports, 0-4294967295 (default 0)");
   add("efa", po::value(&efa), "EFA use: auto (default), required or off");
   add("compile-cache", po::value(&compile_cache), "NEURON_COMPILE_CACHE_URL to set");
   add("json", "print JSON instead of text");
@@ -94,25 +97,37 @@ Options parse_options(int argc, char** argv) {
   if (vm.count("cache")) source.cache_file = vm["cache"].as<std::string>();
   source.write_cache = false;  // a look, not a step: the plugin owns the cache
 
+  const auto count = [&](const std::string& text, const char* option, std::int64_t minimum,
+                         std::int64_t maximum) {
+    return static_cast<std::uint32_t>(parse_whole_number_in(text, option, minimum, maximum));
+  };
+  constexpr std::int64_t kMaxTasks = 1024;  // a node has at most 192 CPUs and 128 NeuronCores
+  constexpr std::int64_t kMaxNodes = 65536;
+  constexpr std::int64_t kMaxId = 4294967295;  // Slurm job and step ids are 32-bit
+  const std::uint32_t task_count = count(tasks, "--tasks", 1, kMaxTasks);
+  const std::uint32_t node_count = count(nodes, "--nodes", 1, kMaxNodes);
+
   auto& r = out.request;
-  r.local_tasks = tasks;
+  r.local_tasks = task_count;
   if (vm.count("cores-per-task") || vm.count("neuron-cores-per-task")) {
-    r.cores_per_task = cores_per_task;
+    r.cores_per_task = count(
+        cores_per_task, vm.count("cores-per-task") ? "--cores-per-task" : "--neuron-cores-per-task",
+        1, kMaxTasks);
   }
   r.bind = placement::parse_bind_mode(bind, "--bind");
-  if (vm.count("lnc")) r.lnc = lnc;
+  if (vm.count("lnc")) r.lnc = count(lnc, "--lnc", 1, 2);
   r.lnc_env = env_value(trn::env::kNeuronLogicalNcConfig);
   if (vm.count("cpus")) r.allowed_cpus = IdList::parse(cpus, "--cpus");
   if (vm.count("cores")) r.allowed_cores = IdList::parse(cores, "--cores");
   if (vm.count("devices")) r.allowed_devices = IdList::parse(devices, "--devices");
 
   auto& f = out.facts;
-  f.job_id = job_id;
-  f.step_id = step_id;
-  f.nnodes = nodes;
-  f.node_id = node_id;
-  f.local_task_count = tasks;
-  f.total_task_count = tasks * nodes;
+  f.job_id = vm.count("job-id") ? count(job_id, "--job-id", 0, kMaxId) : from_env("SLURM_JOB_ID");
+  f.step_id = count(step_id, "--step-id", 0, kMaxId);
+  f.nnodes = node_count;
+  f.node_id = count(node_id, "--node-id", 0, node_count - 1);
+  f.local_task_count = task_count;
+  f.total_task_count = task_count * node_count;
   f.node_name = this_host();
   f.first_host = first_host(nodelist.empty() ? f.node_name : nodelist);
 

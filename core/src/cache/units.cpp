@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,11 @@
 namespace trn::cache {
 
 namespace {
+
+// Bounds that keep `now - age` inside system_clock's range (about 292 years either side of
+// 1970) and sizes inside 64 bits; an overflow would select every entry instead of none.
+constexpr double kMaxAgeSeconds = 36500.0 * 86400;       // "36500d", about 100 years
+constexpr double kMaxSizeBytes = 1024.0 * (1ULL << 40);  // "1024T", 1 PiB
 
 struct NumberAndUnit {
   double number = 0;
@@ -28,9 +34,13 @@ std::optional<NumberAndUnit> split(std::string_view text) {
   if (digits == 0) return std::nullopt;
   NumberAndUnit result;
   const auto [end, error] = std::from_chars(text.data(), text.data() + digits, result.number);
-  if (error != std::errc() || end != text.data() + digits || !std::isfinite(result.number)) {
-    return std::nullopt;
+  if (end != text.data() + digits) return std::nullopt;
+  // Digits beyond a double's range are still a number: strtod gives HUGE_VAL (too large, as
+  // the callers then say) or, for tiny fractions, a value near zero.
+  if (error == std::errc::result_out_of_range) {
+    result.number = std::strtod(std::string(text.substr(0, digits)).c_str(), nullptr);
   }
+  if (error != std::errc() && error != std::errc::result_out_of_range) return std::nullopt;
   for (const char c : text.substr(digits)) {
     result.unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
@@ -56,7 +66,12 @@ std::uintmax_t parse_size(std::string_view text, std::string_view what) {
                 "': not a size; write a number with an optional unit K, M, G or T (binary), "
                 "e.g. 500M or 20G");
   }
-  return static_cast<std::uintmax_t>(std::llround(parts->number * scale));
+  const double bytes = parts->number * scale;
+  if (bytes > kMaxSizeBytes) {
+    throw Error(std::string(what) + " '" + std::string(text) +
+                "': too large; give a size of at most 1024T");
+  }
+  return static_cast<std::uintmax_t>(std::llround(bytes));
 }
 
 std::chrono::seconds parse_age(std::string_view text, std::string_view what) {
@@ -73,7 +88,12 @@ std::chrono::seconds parse_age(std::string_view text, std::string_view what) {
     throw Error(std::string(what) + " '" + std::string(text) +
                 "': not an age; write a number with a unit s, m, h, d or w, e.g. 1h or 7d");
   }
-  return std::chrono::seconds(std::llround(parts->number * scale));
+  const double seconds = parts->number * scale;
+  if (seconds > kMaxAgeSeconds) {
+    throw Error(std::string(what) + " '" + std::string(text) +
+                "': too large; give an age of at most 36500d (100 years)");
+  }
+  return std::chrono::seconds(std::llround(seconds));
 }
 
 std::string format_bytes(std::uintmax_t bytes) {

@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 #include "trn/common/error.hpp"
@@ -45,11 +46,7 @@ UniqueFd create_temporary(const std::filesystem::path& dir, const std::string& n
   return UniqueFd();
 }
 
-}  // namespace
-
-FileRead try_read_text(const std::filesystem::path& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return failure(errno);
+FileRead read_all(const UniqueFd& fd, std::size_t max_bytes) {
   FileRead out;
   char buffer[4096];
   for (;;) {
@@ -60,10 +57,29 @@ FileRead try_read_text(const std::filesystem::path& path) {
     }
     if (n == 0) break;
     out.text.append(buffer, static_cast<std::size_t>(n));
-    if (out.text.size() > kMaxTextFileBytes) return failure(EFBIG);
+    if (out.text.size() > max_bytes) return failure(EFBIG);
   }
   out.status = FileRead::Status::kOk;
   return out;
+}
+
+}  // namespace
+
+FileRead try_read_text(const std::filesystem::path& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return failure(errno);
+  return read_all(fd, kMaxTextFileBytes);
+}
+
+FileRead try_read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) return failure(errno);
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return failure(errno);
+  if (S_ISDIR(info.st_mode)) return failure(EISDIR);
+  if (!S_ISREG(info.st_mode)) return failure(EINVAL);
+  if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) return failure(EFBIG);
+  return read_all(fd, max_bytes);  // the file may grow while it is read
 }
 
 std::string read_text(const std::filesystem::path& path, std::string_view fix) {

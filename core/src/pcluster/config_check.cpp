@@ -2,15 +2,17 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <fstream>
+#include <cerrno>
+#include <cstring>
 #include <optional>
-#include <sstream>
 #include <string>
 
+#include "merge_keys.hpp"
 #include "report.hpp"
 #include "rules.hpp"
 #include "schema_check.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
 #include "yaml_scalar.hpp"
 
 namespace trn::pcluster {
@@ -41,10 +43,12 @@ std::vector<Diagnostic> check_cluster_config(std::string_view file_label,
                      describe_node(root));
     return report.take_sorted();
   }
+  merge_keys(root, report);
   check_section(root, cluster_section(), "", root.Mark(), report);
   check_scheduling(root, report);
   check_resource_names(root, report);
   check_compute_resources(root, report);
+  check_instance_types(root, options.unknown_instance_types_are_errors, report);
   check_efa(root, report);
   check_fsx_capacity(root, report);
   check_install_action(root, report);
@@ -54,22 +58,24 @@ std::vector<Diagnostic> check_cluster_config(std::string_view file_label,
 
 std::vector<Diagnostic> check_cluster_config_file(const std::filesystem::path& file,
                                                   const CheckOptions& options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw Error("cannot read cluster configuration '" + file.string() +
-                "': it is a directory, pass a YAML file");
+  FileRead read = try_read_regular_file(file, kMaxConfigBytes);
+  if (!read.ok()) {
+    const std::string what = "cannot read cluster configuration '" + file.string() + "': ";
+    switch (read.error_number) {
+      case EISDIR:
+        throw Error(what + "it is a directory, pass a YAML file");
+      case EINVAL:
+        throw Error(what + "not a regular file (a FIFO, device or socket), pass a YAML file");
+      case EFBIG:
+        throw Error(what +
+                    "larger than 1 MiB, which no cluster configuration is; pass the "
+                    "YAML file");
+      default:
+        throw Error(what + std::strerror(read.error_number) +
+                    ": check that the file exists and is readable");
+    }
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw Error("cannot read cluster configuration '" + file.string() +
-                "': check that the file exists and is readable");
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    throw Error("cannot read cluster configuration '" + file.string() + "': read error");
-  }
-  return check_cluster_config(file.string(), text.str(), options);
+  return check_cluster_config(file.string(), read.text, options);
 }
 
 }  // namespace trn::pcluster

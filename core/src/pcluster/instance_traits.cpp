@@ -3,19 +3,31 @@
 #include <array>
 
 namespace trn::pcluster {
+namespace {
+
+// EFA devices per instance (docs/hardware.md#instances).
+constexpr std::array<InstanceTraits, 4> known{{
+    {"trn1.2xlarge", 0},
+    {"trn1.32xlarge", 8},
+    {"trn1n.32xlarge", 16},
+    {"trn2.48xlarge", 16},
+}};
+
+}  // namespace
 
 const InstanceTraits* find_instance_traits(std::string_view instance_type) {
-  // EFA devices per instance (docs/hardware.md#instances).
-  static constexpr std::array<InstanceTraits, 4> known{{
-      {"trn1.2xlarge", 0},
-      {"trn1.32xlarge", 8},
-      {"trn1n.32xlarge", 16},
-      {"trn2.48xlarge", 16},
-  }};
   for (const auto& traits : known) {
     if (traits.type == instance_type) return &traits;
   }
   return nullptr;
+}
+
+std::string known_instance_types_text() {
+  std::string text;
+  for (std::size_t i = 0; i < known.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + std::string(known[i].type);
+  }
+  return text;
 }
 
 }  // namespace trn::pcluster

@@ -84,6 +84,19 @@ std::vector<Item> compute_resources(const Item& queue) {
   return items(queue.node, "ComputeResources", queue.path);
 }
 
+std::vector<std::pair<std::string, YAML::Mark>> instance_types(const Item& resource) {
+  std::vector<std::pair<std::string, YAML::Mark>> types;
+  if (const auto type = child(resource.node, "InstanceType"); type && type->IsScalar()) {
+    types.emplace_back(type->Scalar(), type->Mark());
+  }
+  for (const auto& flexible : items(resource.node, "Instances", resource.path)) {
+    if (const auto type = child(flexible.node, "InstanceType"); type && type->IsScalar()) {
+      types.emplace_back(type->Scalar(), type->Mark());
+    }
+  }
+  return types;
+}
+
 std::string join_path(const std::string& parent, std::string_view key) {
   if (parent.empty()) return std::string(key);
   return parent + "." + std::string(key);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace trn::pcluster {
@@ -39,6 +40,9 @@ struct Item {
 std::vector<Item> items(const YAML::Node& map, std::string_view list_key, const std::string& path);
 std::vector<Item> slurm_queues(const YAML::Node& root);
 std::vector<Item> compute_resources(const Item& queue);
+
+// A compute resource's instance types (InstanceType, or each of Instances) and where each is.
+std::vector<std::pair<std::string, YAML::Mark>> instance_types(const Item& resource);
 
 std::string join_path(const std::string& parent, std::string_view key);
 

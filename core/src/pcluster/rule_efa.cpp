@@ -5,19 +5,6 @@
 namespace trn::pcluster {
 namespace {
 
-std::vector<std::pair<std::string, YAML::Mark>> instance_types(const Item& resource) {
-  std::vector<std::pair<std::string, YAML::Mark>> types;
-  if (const auto type = child(resource.node, "InstanceType"); type && type->IsScalar()) {
-    types.emplace_back(type->Scalar(), type->Mark());
-  }
-  for (const auto& flexible : items(resource.node, "Instances", resource.path)) {
-    if (const auto type = child(flexible.node, "InstanceType"); type && type->IsScalar()) {
-      types.emplace_back(type->Scalar(), type->Mark());
-    }
-  }
-  return types;
-}
-
 // A compute resource's own Networking.PlacementGroup replaces its queue's.
 std::optional<YAML::Node> effective_placement_group(const Item& queue, const Item& resource) {
   if (auto own = descend(resource.node, {"Networking", "PlacementGroup"})) return own;

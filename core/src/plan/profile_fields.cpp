@@ -12,10 +12,20 @@
 namespace trn::plan {
 namespace {
 
-template <std::int64_t Profile::*member, std::int64_t minimum>
-bool set_whole(Profile& profile, std::string_view text, std::string&) {
+// Above `maximum` the problem names the range; below `minimum`, the field's own message.
+std::string too_large(std::string_view text, std::int64_t minimum, std::int64_t maximum) {
+  return "'" + std::string(text) + "' is out of range: give a whole number from " +
+         std::to_string(minimum) + " to " + std::to_string(maximum);
+}
+
+template <std::int64_t Profile::*member, std::int64_t minimum, std::int64_t maximum>
+bool set_whole(Profile& profile, std::string_view text, std::string& problem) {
   const auto value = parse_whole_number(text);
   if (!value || *value < minimum) return false;
+  if (*value > maximum) {
+    problem = too_large(text, minimum, maximum);
+    return false;
+  }
   profile.*member = *value;
   return true;
 }
@@ -34,9 +44,13 @@ bool set_choice(Enum& target, std::string_view text, const EnumNames<Enum, count
   return value.has_value();
 }
 
-bool set_seq_len(Profile& profile, std::string_view text, std::string&) {
+bool set_seq_len(Profile& profile, std::string_view text, std::string& problem) {
   const auto value = parse_whole_number(text);
   if (!value || *value < 1) return false;
+  if (*value > kMaxSequences) {
+    problem = too_large(text, 1, kMaxSequences);
+    return false;
+  }
   profile.seq_len = *value;
   return true;
 }
@@ -106,9 +120,9 @@ const std::vector<Field>& scalar_fields() {
       {{"data", "a path", "the training data directory, for {data}"}, set_text<&P::data, true>},
       {{"seq_len", whole_1, "sequence length, for {seq_len}"}, set_seq_len},
       {{"micro_batch", whole_1, "sequences per worker per micro-step"},
-       set_whole<&P::micro_batch, 1>},
+       set_whole<&P::micro_batch, 1, kMaxSequences>},
       {{"global_batch", whole_1, "sequences per optimizer step over all workers"},
-       set_whole<&P::global_batch, 1>},
+       set_whole<&P::global_batch, 1, kMaxCount>},
       {{"scaling", "strong or weak",
         "strong: fixed global batch, the accumulation shrinks with more workers; weak: fixed "
         "accumulation, the global batch grows"},
@@ -118,26 +132,29 @@ const std::vector<Field>& scalar_fields() {
         "weak scaling: lr times k or sqrt(k), k = global batch / the profile's global_batch"},
        set_lr_scaling},
       {{"reference_nodes", whole_1, "weak scaling: the node count global_batch and lr are for"},
-       set_whole<&P::reference_nodes, 1>},
-      {{"steps", whole_1, "optimizer steps in total"}, set_whole<&P::steps, 1>},
-      {{"warmup", whole_0, "learning-rate warm-up steps"}, set_whole<&P::warmup, 0>},
+       set_whole<&P::reference_nodes, 1, kMaxProfileNodes>},
+      {{"steps", whole_1, "optimizer steps in total"}, set_whole<&P::steps, 1, kMaxCount>},
+      {{"warmup", whole_0, "learning-rate warm-up steps"}, set_whole<&P::warmup, 0, kMaxCount>},
       {{"checkpoint_every", whole_0, "steps between checkpoints (0: only at the end)"},
-       set_whole<&P::checkpoint_every, 0>},
+       set_whole<&P::checkpoint_every, 0, kMaxCount>},
       {{"keep_checkpoints", whole_0, "newest checkpoints kept (0: all)"},
-       set_whole<&P::keep_checkpoints, 0>},
-      {{"compile_steps", whole_1, "steps the compile phase runs"}, set_whole<&P::compile_steps, 1>},
-      {{"seed", whole_0, "random seed, for {seed}"}, set_whole<&P::seed, 0>},
+       set_whole<&P::keep_checkpoints, 0, kMaxCount>},
+      {{"compile_steps", whole_1, "steps the compile phase runs"},
+       set_whole<&P::compile_steps, 1, kMaxCount>},
+      {{"seed", whole_0, "random seed, for {seed}"}, set_whole<&P::seed, 0, kMaxSeed>},
       {{"launch", "per-core or torchrun",
         "per-core: one Slurm task per worker; torchrun: one task per node starting its workers"},
        set_launch},
-      {{"tensor_parallel", whole_1, "tensor-parallel degree"}, set_whole<&P::tensor_parallel, 1>},
+      {{"tensor_parallel", whole_1, "tensor-parallel degree"},
+       set_whole<&P::tensor_parallel, 1, kMaxDegree>},
       {{"pipeline_parallel", whole_1, "pipeline-parallel degree"},
-       set_whole<&P::pipeline_parallel, 1>},
+       set_whole<&P::pipeline_parallel, 1, kMaxDegree>},
       {{"cpu_workers_per_node", whole_1, "workers per node on nodes without Neuron devices"},
-       set_whole<&P::cpu_workers_per_node, 1>},
+       set_whole<&P::cpu_workers_per_node, 1, kMaxDegree>},
       {{"output_root", "a path", "where run directories <profile>-<job id> are made"},
        set_text<&P::output_root, false>},
-      {{"max_restarts", whole_0, "times a failed job is requeued"}, set_whole<&P::max_restarts, 0>},
+      {{"max_restarts", whole_0, "times a failed job is requeued"},
+       set_whole<&P::max_restarts, 0, kMaxCount>},
       {{"requeue", "node-failure, always or never", "which failures requeue the job"}, set_requeue},
   };
   return fields;

@@ -79,8 +79,11 @@ NodeTopology discover(const DiscoveryOptions& options) {
   const auto release_file = sysfs::under(root, "proc/sys/kernel/osrelease");
   node.kernel_release = sysfs::read(release_file, "is procfs mounted under the filesystem root?");
   parse_kernel_release(node.kernel_release, release_file.string());
-  node.boot_id = sysfs::read(sysfs::under(root, "proc/sys/kernel/random/boot_id"),
-                             "is procfs mounted under the filesystem root?");
+  // Only the per-boot cache needs the boot id: without one, discovery goes on and the
+  // topology is simply not cached (save_topology_cache says so).
+  if (const FileRead boot = try_read_text(sysfs::under(root, kBootIdFile)); boot.ok()) {
+    node.boot_id = std::string(trim(boot.text));
+  }
 
   CpuTopology cpus = read_cpu_topology(root);
   node.numa_nodes = std::move(cpus.numa_nodes);

@@ -32,14 +32,23 @@ std::optional<NodeTopology> load_cached_topology(const std::filesystem::path& ca
     return reject(cache_file.string() + " describes root " + topology.fsroot + ", not " +
                   fsroot.string());
   }
-  const FileRead boot = try_read_text(fsroot / "proc/sys/kernel/random/boot_id");
-  if (!boot.ok() || std::string(trim(boot.text)) != topology.boot_id) {
+  const FileRead boot = try_read_text(fsroot / kBootIdFile);
+  if (!boot.ok()) {
+    return reject("no boot id at " + (fsroot / kBootIdFile).string() +
+                  " to check the topology cache against");
+  }
+  if (topology.boot_id.empty() || std::string(trim(boot.text)) != topology.boot_id) {
     return reject(cache_file.string() + " was written during another boot");
   }
   return topology;
 }
 
 void save_topology_cache(const NodeTopology& topology, const std::filesystem::path& cache_file) {
+  if (topology.boot_id.empty()) {
+    // A cache without a boot id could outlive a reboot that changed the node.
+    throw Error("no boot id at " + (std::filesystem::path(topology.fsroot) / kBootIdFile).string() +
+                ", so the topology is discovered each time instead of cached");
+  }
   write_file_atomically(cache_file, topology_to_json(topology), 0644);
 }
 
@@ -54,7 +63,10 @@ CachedDiscovery cached_or_discovered(const std::filesystem::path& cache_file,
     return out;
   }
   out.topology = discover_now();
-  out.note = "discovered the node topology (" + out.why_discovered + ")";
+  out.note = "discovered the node topology";
+  // Without a boot id, the reason the cache was not read and the reason it is not written are
+  // the same: say it once, below.
+  if (!out.topology.boot_id.empty()) out.note += " (" + out.why_discovered + ")";
   if (!write_back) return out;
   try {
     save_topology_cache(out.topology, cache_file);

@@ -111,6 +111,12 @@ expect_eq "$(wc -l <<<"$err")" 1 "one-line error"
 rm -r "$work/proc/4242"
 out=$("$trn_cache" clear-locks --proc-root "$work/proc")
 grep -q "removed 1 stale lock" <<<"$out" || fail "clear-locks: $out"
+# An age that overflows is an error, never "older than the epoch": a fresh lock stays.
+touch "$entry/model.hlo_module.pb.lock"
+"$trn_cache" clear-locks --proc-root "$work/proc" --older-than 9999999999999999999s >/dev/null 2>&1
+expect_eq "$?" 2 "clear-locks with an overflowing age"
+[ -e "$entry/model.hlo_module.pb.lock" ] || fail "an overflowing age removed a fresh lock"
+rm -f "$entry/model.hlo_module.pb.lock"
 
 # A compiler really running on this node (the double, seen in /proc) blocks clear-locks.
 TRN_TEST_NPC_COMPILE_SECONDS=30 "$npc" "${trainer[@]}" --micro-batch 2 >/dev/null 2>&1 &
@@ -128,7 +134,9 @@ kill "$double_pid"; wait "$double_pid" 2>/dev/null; double_pid=
 
 # --- usage errors: one line, exit 2 ---
 for args in "" "frobnicate" "prune" "prune --max-size 10X" "pull" "status --bogus" \
-    "status --root $work/none" "clear-locks --older-than soon"; do
+    "status --root $work/none" "clear-locks --older-than soon" \
+    "prune --older-than 106751991167301d" "prune --max-size 99999999999T" \
+    "clear-locks --older-than 9999999999999999999s"; do
   # shellcheck disable=SC2086
   err=$("$trn_cache" $args 2>&1 >/dev/null)
   code=$?

@@ -44,6 +44,35 @@ TEST(ParseAge, Units) {
   EXPECT_THROW(parse_age("h", "--older-than"), Error);
 }
 
+TEST(ParseAge, OverflowingAgesAreErrors) {
+  // An age so large that now - age wraps would select every entry (or every fresh lock).
+  EXPECT_EQ(parse_age("36500d", "--older-than").count(), 36500LL * 86400);
+  const std::string beyond_double = "1" + std::string(400, '0') + "s";
+  for (const std::string& huge : {std::string("36501d"), std::string("106751991167301d"),
+                                  std::string("9999999999999999999s"), beyond_double}) {
+    try {
+      parse_age(huge, "--older-than");
+      FAIL() << huge;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("--older-than '" + huge + "'"));
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("at most 36500d"));
+    }
+  }
+}
+
+TEST(ParseSize, OverflowingSizesAreErrors) {
+  EXPECT_EQ(parse_size("1024T", "--max-size"), 1ULL << 50);
+  for (const char* huge : {"1025T", "99999999999999999999", "18446744073709551616"}) {
+    try {
+      parse_size(huge, "--max-size");
+      FAIL() << huge;
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("--max-size '" + std::string(huge) + "'"));
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("at most 1024T"));
+    }
+  }
+}
+
 TEST(FormatBytes, Readable) {
   EXPECT_EQ(format_bytes(0), "0 B");
   EXPECT_EQ(format_bytes(1023), "1023 B");

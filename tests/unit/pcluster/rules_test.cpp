@@ -210,3 +210,18 @@ TEST(PclusterPlaceholders, WarningByDefaultErrorWhenStrict) {
   strict.placeholders_are_errors = true;
   EXPECT_THAT(errors_of(text, strict), ElementsAre(HasSubstr("7:15: placeholder")));
 }
+
+TEST(PclusterInstanceTypes, UnknownTypeIsAWarningOrAnErrorWhenStrict) {
+  const auto text =
+      replaced(valid_config, "InstanceType: trn1.32xlarge", "InstanceType: trn1.32xlarg");
+  const auto diagnostics = trn::pcluster::check_cluster_config("t.yaml", text);
+  ASSERT_EQ(diagnostics.size(), 1U);
+  EXPECT_EQ(diagnostics[0].severity, trn::pcluster::Severity::kWarning);
+  EXPECT_THAT(diagnostics[0].message, HasSubstr("'trn1.32xlarg'"));
+  trn::pcluster::CheckOptions strict;
+  strict.unknown_instance_types_are_errors = true;
+  EXPECT_THAT(errors_of(text, strict),
+              ElementsAre("17:25: instance type 'trn1.32xlarg' of compute resource 'trn1-32xl' is "
+                          "not one trn-slurm knows: use trn1.2xlarge, trn1.32xlarge, "
+                          "trn1n.32xlarge or trn2.48xlarge"));
+}

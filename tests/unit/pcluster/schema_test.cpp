@@ -151,3 +151,32 @@ TEST(PclusterSchema, ErrorsAreSortedByPosition) {
   ASSERT_EQ(diagnostics.size(), 2U);
   EXPECT_LT(diagnostics[0].line, diagnostics[1].line);
 }
+
+TEST(PclusterSchema, MergeKeysAreMergedBeforeTheSchemaCheck) {
+  // The queue's install action merged from the head node's (a map after <<).
+  auto text = replaced(valid_config, "  CustomActions:\n    OnNodeConfigured:",
+                       "  CustomActions: &install\n    OnNodeConfigured:");
+  text = replaced(text,
+                  "      CustomActions:\n        OnNodeConfigured:\n"
+                  "          Script: s3://bucket/trn-slurm/trn-slurm-setup.sh\n",
+                  "      CustomActions:\n        <<: *install\n");
+  EXPECT_THAT(trn::pcluster::check_cluster_config("t.yaml", text), IsEmpty());
+
+  // A second compute resource from the first (a list after <<): explicit keys win, so its own
+  // Name is not a duplicate and its own MinCount is the one checked.
+  text = replaced(valid_config, "        - Name: trn1-32xl\n",
+                  "        - &base\n          Name: trn1-32xl\n");
+  text = replaced(text, "      Networking:\n        SubnetIds:",
+                  "        - <<: [*base]\n          Name: trn1-32xl-b\n          MinCount: 20\n"
+                  "      Networking:\n        SubnetIds:");
+  EXPECT_THAT(errors_of(text),
+              ElementsAre(HasSubstr("25:11: compute resource 'trn1-32xl-b' has MinCount 20 "
+                                    "greater than MaxCount 16")));
+}
+
+TEST(PclusterSchema, MergeKeyOfAnotherShapeIsAnError) {
+  const auto text = replaced(valid_config, "  Os: ubuntu2404\n", "  Os: ubuntu2404\n  <<: 5\n");
+  EXPECT_THAT(errors_of(text),
+              ElementsAre(HasSubstr("4:3: the merge key '<<' in Image must be given a mapping "
+                                    "or a list of mappings")));
+}

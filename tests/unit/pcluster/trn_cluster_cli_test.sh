@@ -19,6 +19,10 @@ grep -q 'checked 4 file(s): 0 error(s)' "$out/stderr" || fail "no summary: $(cat
 [[ $(status "$tool" check --strict "$src"/pcluster-configs/trn1-16.yaml) == 1 ]] || fail "--strict must turn placeholders into errors"
 grep -q "trn1-16.yaml:[0-9]*:[0-9]*: error: placeholder 'subnet-REPLACE_ME_PUBLIC'" "$out/stdout" || fail "--strict output: $(cat "$out/stdout")"
 
+sed 's/InstanceType: trn1.32xlarge/InstanceType: trn1.32xlarg/' "$src"/pcluster-configs/trn1-16.yaml >"$out/typo.yaml"
+[[ $(status "$tool" check --strict "$out/typo.yaml") == 1 ]] || fail "--strict with a mistyped instance type must exit 1"
+grep -q "typo.yaml:[0-9]*:[0-9]*: error: instance type 'trn1.32xlarg'" "$out/stdout" || fail "--strict instance type: $(cat "$out/stdout")"
+
 broken=$src/tests/pcluster-broken/efa-without-placement-group.yaml
 [[ $(status "$tool" check "$broken") == 1 ]] || fail "broken config must exit 1"
 expected=$(sed -n 's/^# expect: //p' "$broken" | sed "s|^|$broken:|")
@@ -28,6 +32,16 @@ actual=$(grep ': error: ' "$out/stdout")
 [[ $(status "$tool" check "$src"/pcluster-configs/trn1-16.yaml "$broken") == 1 ]] || fail "one broken file among good ones must exit 1"
 [[ $(status "$tool" check /nonexistent.yaml) == 2 ]] || fail "missing file must exit 2"
 grep -q "cannot read cluster configuration '/nonexistent.yaml'" "$out/stderr" || fail "missing file message: $(cat "$out/stderr")"
+# Only regular files of at most 1 MiB are read: a device or FIFO must neither exhaust memory nor
+# block (timeout turns a hang into status 124).
+[[ $(status timeout 10 "$tool" check /dev/zero) == 2 ]] || fail "/dev/zero must exit 2"
+grep -q "cannot read cluster configuration '/dev/zero': not a regular file" "$out/stderr" || fail "/dev/zero message: $(cat "$out/stderr")"
+mkfifo "$out/fifo"
+[[ $(status timeout 10 "$tool" check "$out/fifo") == 2 ]] || fail "a FIFO must exit 2 without blocking"
+grep -q "not a regular file" "$out/stderr" || fail "FIFO message: $(cat "$out/stderr")"
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$out/big.yaml"
+[[ $(status "$tool" check "$out/big.yaml") == 2 ]] || fail "a file over 1 MiB must exit 2"
+grep -q "larger than 1 MiB" "$out/stderr" || fail "big file message: $(cat "$out/stderr")"
 [[ $(status "$tool" check) == 2 ]] || fail "no FILE must exit 2"
 [[ $(status "$tool" lint x.yaml) == 2 ]] || fail "unknown command must exit 2"
 grep -q "unknown command 'lint'" "$out/stderr" || fail "unknown command message"

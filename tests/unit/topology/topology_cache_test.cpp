@@ -114,3 +114,27 @@ TEST(TopologyCache, UnwritableCacheStillGivesTheTopology) {
   EXPECT_NE(result.note.find("not cached: cannot write"), std::string::npos) << result.note;
   EXPECT_EQ(result.topology.instance_type, "c5.2xlarge");
 }
+
+TEST(TopologyCache, RootWithoutBootIdIsDiscoveredButNotCached) {
+  trn::test::TempDir dir;
+  const auto root = dir.path() / "root";
+  std::filesystem::copy(
+      fixture("trn1.2xlarge"), root,
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  std::filesystem::remove(root / "proc/sys/kernel/random/boot_id");
+  DiscoveryOptions options;
+  options.fsroot = root;
+  const NodeTopology plain = discover(options);
+  EXPECT_TRUE(plain.boot_id.empty());
+  EXPECT_EQ(plain.devices.size(), discovered("trn1.2xlarge").devices.size());
+
+  const auto cache = dir.path() / "topology.json";
+  const auto result = discover_cached(options, cache);
+  EXPECT_FALSE(result.from_cache);
+  EXPECT_EQ(result.topology.instance_type, "trn1.2xlarge");
+  EXPECT_NE(result.note.find("not cached"), std::string::npos) << result.note;
+  EXPECT_NE(result.note.find("boot_id"), std::string::npos) << result.note;
+  EXPECT_FALSE(std::filesystem::exists(cache));
+  // Once: the note says it in one place, not per reason.
+  EXPECT_EQ(result.note.find("boot_id"), result.note.rfind("boot_id")) << result.note;
+}

@@ -25,6 +25,11 @@ inline constexpr std::size_t kMaxTextFileBytes = 16u << 20;
 
 FileRead try_read_text(const std::filesystem::path& path);
 
+// For files a user names: opened without blocking (a FIFO never hangs the reader), anything
+// but a regular file refused (error_number EISDIR for a directory, EINVAL for a FIFO, device
+// or socket), and files over max_bytes refused (EFBIG) before they are read.
+FileRead try_read_regular_file(const std::filesystem::path& path, std::size_t max_bytes);
+
 // Reads a file or throws trn::Error "cannot read <path>: <reason>: <fix>".
 std::string read_text(const std::filesystem::path& path, std::string_view fix);
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -18,6 +19,9 @@ inline constexpr std::string_view install_script_name = "trn-slurm-setup.sh";
 // placeholders_are_errors a config that is about to be deployed must have none left.
 struct CheckOptions {
   bool placeholders_are_errors = false;
+  // A compute resource's instance type that find_instance_traits does not know (a typo such as
+  // trn1.32xlarg) is a warning by default, an error with this (trn-cluster check --strict).
+  bool unknown_instance_types_are_errors = false;
 };
 
 // Lints a ParallelCluster 3 cluster configuration offline: the schema rules we rely on
@@ -30,7 +34,11 @@ std::vector<Diagnostic> check_cluster_config(std::string_view file_label,
                                              std::string_view yaml_text,
                                              const CheckOptions& options = {});
 
-// Same, reading the file. Throws trn::Error when the file cannot be read.
+// Cluster configurations are a few KiB; larger files are refused rather than read.
+inline constexpr std::size_t kMaxConfigBytes = 1u << 20;
+
+// Same, reading the file. Throws trn::Error when the file cannot be read, is not a regular
+// file (a directory, FIFO or device) or is larger than kMaxConfigBytes.
 std::vector<Diagnostic> check_cluster_config_file(const std::filesystem::path& file,
                                                   const CheckOptions& options = {});
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace trn::pcluster {
@@ -13,5 +14,8 @@ struct InstanceTraits {
 // The Trainium instance types this project targets; nullptr for any other type, about which
 // the linter makes no EFA claim.
 const InstanceTraits* find_instance_traits(std::string_view instance_type);
+
+// "trn1.2xlarge, trn1.32xlarge, ... or trn2.48xlarge": the types find_instance_traits knows.
+std::string known_instance_types_text();
 
 }  // namespace trn::pcluster

@@ -1,11 +1,20 @@
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "trn/plan/profile.hpp"
 
 namespace trn::plan {
+
+// Upper bounds of the whole-number keys (and of trn-run --nodes): far above any real job, low
+// enough that the plan's products (micro_batch x data-parallel degree, ...) cannot overflow.
+inline constexpr std::int64_t kMaxProfileNodes = 65536;  // --nodes, reference_nodes
+inline constexpr std::int64_t kMaxSequences = 1048576;   // seq_len, micro_batch
+inline constexpr std::int64_t kMaxDegree = 1024;         // tp, pp, cpu_workers_per_node
+inline constexpr std::int64_t kMaxCount = 2147483647;    // global_batch, steps, ... (2^31 - 1)
+inline constexpr std::int64_t kMaxSeed = 4294967295;     // numpy takes seeds below 2^32
 
 // One profile key, for help texts and messages.
 struct ProfileKey {

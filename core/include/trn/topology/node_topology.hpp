@@ -48,11 +48,15 @@ struct CpuCore {
   int numa_node = -1;
 };
 
+// The boot id below a filesystem root. Only the per-boot topology cache needs it: a root
+// without one is discovered as usual and never cached.
+inline constexpr const char* kBootIdFile = "proc/sys/kernel/random/boot_id";
+
 // Everything trn-slurm needs to know about a node. Discovered once (privileged: core_count is
 // root-only), cached as JSON, then used per step without touching devices again.
 struct NodeTopology {
   std::string fsroot;          // the filesystem root it was discovered from
-  std::string boot_id;         // proc/sys/kernel/random/boot_id: the cache is valid for one boot
+  std::string boot_id;         // kBootIdFile: the cache is valid for one boot; "" when absent
   std::string instance_type;   // DMI product name, e.g. trn1.32xlarge ("" when unknown)
   std::string kernel_release;  // proc/sys/kernel/osrelease
   std::string pci_map_source;  // where the Neuron index -> PCI map came from

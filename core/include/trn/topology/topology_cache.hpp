@@ -21,7 +21,7 @@ std::optional<NodeTopology> load_cached_topology(const std::filesystem::path& ca
                                                  std::string* why_not = nullptr);
 
 // Atomic (temporary file + rename), mode 0644; throws trn::Error when the file cannot be
-// written.
+// written or the topology has no boot id (kBootIdFile was absent: nothing to check it against).
 void save_topology_cache(const NodeTopology& topology, const std::filesystem::path& cache_file);
 
 struct CachedDiscovery {

@@ -1,0 +1,28 @@
+#include <string>
+
+#include "node_access.hpp"
+#include "placeholder.hpp"
+#include "rules.hpp"
+#include "trn/pcluster/instance_traits.hpp"
+
+namespace trn::pcluster {
+
+void check_instance_types(const YAML::Node& root, bool as_errors, Report& report) {
+  for (const auto& queue : slurm_queues(root)) {
+    for (const auto& resource : compute_resources(queue)) {
+      for (const auto& [type, mark] : instance_types(resource)) {
+        if (find_instance_traits(type) != nullptr || is_placeholder(type)) continue;
+        std::string message = "instance type '" + type + "' of " +
+                              resource.label("compute resource") +
+                              " is not one trn-slurm knows: use " + known_instance_types_text();
+        if (as_errors) {
+          report.error(mark, std::move(message));
+        } else {
+          report.warning(mark, std::move(message));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace trn::pcluster
