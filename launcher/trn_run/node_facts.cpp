@@ -8,7 +8,6 @@
 #include <map>
 #include <sstream>
 
-#include "process.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
