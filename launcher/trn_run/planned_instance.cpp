@@ -21,10 +21,9 @@ unsigned trn2_lnc() { return env_value(trn::env::kNeuronLogicalNcConfig) == "1" 
 std::set<std::string> partition_types(const std::optional<std::string>& partition) {
   CapturedProcess sinfo;
   try {
-    sinfo = capture_process({"sinfo", "-h", "-o", "%P %f"},
-                            {.stderr_to = StderrTo::kDevNull,
-                             .stdin_dev_null = true,
-                             .timeout = std::chrono::seconds(20)});
+    sinfo = capture_process({"sinfo", "-h", "-o", "%P %f"}, {.stderr_to = StderrTo::kDevNull,
+                                                             .stdin_dev_null = true,
+                                                             .timeout = std::chrono::seconds(20)});
   } catch (const Error&) {
     return {};
   }
@@ -75,8 +74,7 @@ void report_instance_mismatch(const std::optional<std::string>& flag,
                                             : std::to_string(node.neuron_cores) + " NeuronCores";
   std::cerr << "trn-run: note: " << assumed.source << " is " << assumed.type
             << ", but the job's nodes are "
-            << (node.instance_type.empty() ? std::string("of an unknown type")
-                                           : node.instance_type)
+            << (node.instance_type.empty() ? std::string("of an unknown type") : node.instance_type)
             << " with " << cores << " each: planning for the job's nodes\n";
 }
 

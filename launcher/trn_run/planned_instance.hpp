@@ -12,8 +12,8 @@ namespace trn::launcher {
 // The compute nodes a plan assumes when no allocation shows them (`trn-run --plan --nodes N`
 // on a head node, whose own topology says nothing about the compute nodes).
 struct PlannedInstance {
-  std::string type;    // e.g. trn1.32xlarge
-  std::string source;  // where it came from, for messages: "--instance-type", ...
+  std::string type;               // e.g. trn1.32xlarge
+  std::string source;             // where it came from, for messages: "--instance-type", ...
   std::int64_t neuron_cores = 0;  // logical NeuronCores per node; 0: CPU workers
 };
 

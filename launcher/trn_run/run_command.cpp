@@ -236,14 +236,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   for (const auto& assignment : options.sets) plan::apply_set_option(profile, assignment);
 
   std::vector<NodeFacts> nodes;
+  bool job_nodes = false;  // the facts are the allocated nodes' own
   if (agent) {
     // One agent per node: every node plans alike from its own (uniform) topology.
     nodes.assign(allocation->nnodes, local_node_facts(options.fsroot));
   } else if (allocation && (!options.nodes || *options.nodes == allocation->nnodes)) {
     nodes = gather_node_facts(layout.bin_dir / "trn-launcher", allocation->nnodes, options.fsroot);
     check_plugin_active(nodes);
-    check_uniform(nodes);
-    report_instance_mismatch(options.instance_type, profile.instance_type, nodes.front());
+    job_nodes = true;
   } else if (const auto instance = planned_instance(
                  options.instance_type,
                  allocation && !allocation->partition.empty()
@@ -260,6 +260,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     for (auto& node : nodes) node.node.clear();
   }
   check_uniform(nodes);
+  if (job_nodes) report_instance_mismatch(options.instance_type, profile.instance_type, nodes.front());
   std::vector<plan::NodeCores> node_cores;
   for (const auto& node : nodes) node_cores.push_back({node.node, node.neuron_cores});
   plan::PlanRequest request;

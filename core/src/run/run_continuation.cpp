@@ -48,8 +48,8 @@ void check_run_dir_continues(const std::filesystem::path& run_dir, const plan::P
     const auto before = earlier.contains(key) ? earlier.at(key) : nlohmann::json(nullptr);
     if (before == now.at(key)) continue;
     throw Error(option + ": the run there has " + key + " " + shown(before) + " but this plan " +
-                shown(now.at(key)) + ": its checkpoints only continue with the same " + key +
-                "; " + how_to_set(key) + ", or start a new run without " +
+                shown(now.at(key)) + ": its checkpoints only continue with the same " + key + "; " +
+                how_to_set(key) + ", or start a new run without " +
                 option.substr(0, option.find(' ')));
   }
 }
