@@ -12,6 +12,7 @@
 #include "compile_phase.hpp"
 #include "install_layout.hpp"
 #include "node_facts.hpp"
+#include "planned_instance.hpp"
 #include "train_phase.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
@@ -26,6 +27,7 @@
 #include "trn/plan/profile_search.hpp"
 #include "trn/plan/task_command.hpp"
 #include "trn/run/requeue_decision.hpp"
+#include "trn/run/run_continuation.hpp"
 #include "trn/run/slurm_allocation.hpp"
 
 namespace po = boost::program_options;
@@ -38,6 +40,9 @@ struct RunOptions {
   std::vector<std::string> sets;
   std::vector<std::pair<std::string, std::string>> flags;  // common keys given as flags
   std::optional<unsigned> nodes;
+  std::optional<std::string> instance_type;  // the compute nodes' type, for plans without them
+  std::optional<std::string> run_dir;        // --run-dir or --resume: continue a run there
+  bool resume = false;                       // --resume: run_dir must hold an earlier run
   bool plan_only = false;
   bool json = false;
   bool force_compile = false;
@@ -52,6 +57,11 @@ const char* const kUsage =
     "Plans the job from PROFILE (a bundled name or a YAML file) and the nodes Slurm gave it,\n"
     "pulls the compile cache, pre-compiles when Neuron is present, trains, and resumes from the\n"
     "newest checkpoint; a node failure requeues the job.\n\n"
+    "Outside a job, --plan plans for the compute nodes' instance type: --instance-type, else\n"
+    "the partition's (from its nodes' Slurm features), else the profile's instance_type.\n\n"
+    "A run stopped by scancel or a time limit continues in a new job from its newest\n"
+    "checkpoint: sbatch --nodes=N trn-run PROFILE --resume RUN_DIR (trn-run prints RUN_DIR\n"
+    "when it starts).\n\n"
     "exit codes: 0 done; 1 training failed (the same exception on every rank); 2 bad input;\n"
     "3 compilation failed; 4 a node failed and the job was requeued; 5 a node failed and no\n"
     "restart is left.\n";
@@ -75,7 +85,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
                                                  "bundled profile name or YAML file")(
       "set", po::value(&options.sets)->composing(),
       "KEY=VALUE: override a profile key (repeatable)")(
-      "nodes", po::value(&nodes), "plan for N nodes, 1-65536 (outside Slurm; use with --plan)")(
+      "nodes", po::value(&nodes),
+      "plan for N nodes, 1-65536 (outside Slurm; use with --plan; in a job: the job's node count)")(
+      "instance-type", po::value<std::string>(),
+      "plan for nodes of this EC2 type (e.g. trn1.32xlarge) where no job shows them")(
+      "run-dir", po::value<std::string>(),
+      "use this run directory (resumes from its newest checkpoint)")(
+      "resume", po::value<std::string>(),
+      "RUN_DIR: continue an earlier run (a new job after scancel or a time limit)")(
       "plan", po::bool_switch(&options.plan_only), "print the plan and run nothing")(
       "json", po::bool_switch(&options.json), "print the plan as JSON")(
       "force-compile", po::bool_switch(&options.force_compile),
@@ -112,6 +129,21 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
         static_cast<unsigned>(parse_whole_number_in(nodes, "--nodes", 1, plan::kMaxProfileNodes));
   }
   if (values.count("cache-shared")) options.cache_shared = values["cache-shared"].as<std::string>();
+  if (values.count("instance-type")) {
+    options.instance_type = values["instance-type"].as<std::string>();
+  }
+  if (values.count("run-dir") && values.count("resume")) {
+    throw Error(
+        "--run-dir and --resume both name the run directory: give one (--resume RUN_DIR "
+        "continues an earlier run)");
+  }
+  options.resume = values.count("resume") > 0;
+  if (options.resume) options.run_dir = values["resume"].as<std::string>();
+  if (values.count("run-dir")) options.run_dir = values["run-dir"].as<std::string>();
+  if (options.run_dir && options.run_dir->empty()) {
+    throw Error(std::string(options.resume ? "--resume" : "--run-dir") +
+                " is empty: give the run directory");
+  }
   const std::pair<const char*, std::string*> flag_keys[] = {{"micro_batch", &micro_batch},
                                                             {"global_batch", &global_batch},
                                                             {"steps", &steps},
@@ -195,36 +227,66 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     throw Error("not inside a Slurm job: submit with `sbatch --nodes=N trn-run " + options.profile +
                 "`, or see the plan with `trn-run " + options.profile + " --nodes N --plan`");
   }
+  const bool agent = mode == Mode::kCompile && allocation && allocation->in_step;
+  if (allocation && !agent && !options.plan_only && options.nodes &&
+      *options.nodes != allocation->nnodes) {
+    // Training on fewer nodes idles the rest; more fails every try (and is requeued).
+    const auto given = std::to_string(*options.nodes);
+    const auto has = std::to_string(allocation->nnodes);
+    throw Error("--nodes " + given + " does not match job " + std::to_string(allocation->job_id) +
+                ", which has " + has + " node(s): drop --nodes to train on the job's " + has +
+                ", or submit with sbatch --nodes=" + given);
+  }
 
   auto profile = plan::load_profile(options.profile,
                                     plan::profile_search_dirs(env_lookup, layout.profile_dirs));
   for (const auto& [key, value] : options.flags) plan::apply_override(profile, key, value);
   for (const auto& assignment : options.sets) plan::apply_set_option(profile, assignment);
 
-  const bool agent = mode == Mode::kCompile && allocation && allocation->in_step;
   std::vector<NodeFacts> nodes;
+  bool job_nodes = false;  // the facts are the allocated nodes' own
   if (agent) {
     // One agent per node: every node plans alike from its own (uniform) topology.
     nodes.assign(allocation->nnodes, local_node_facts(options.fsroot));
   } else if (allocation && (!options.nodes || *options.nodes == allocation->nnodes)) {
     nodes = gather_node_facts(layout.bin_dir / "trn-launcher", allocation->nnodes, options.fsroot);
     check_plugin_active(nodes);
+    job_nodes = true;
+  } else if (const auto instance =
+                 planned_instance(options.instance_type,
+                                  allocation && !allocation->partition.empty()
+                                      ? std::optional<std::string>(allocation->partition)
+                                      : std::nullopt,
+                                  profile.instance_type)) {
+    // No allocation shows the compute nodes: this node (a head node, say) is not one of them.
+    std::cerr << "trn-run: planning for " << instance->type << " nodes (" << instance->source
+              << ")\n";
+    nodes = planned_nodes(*instance, *options.nodes);
   } else {
     const auto local = local_node_facts(options.fsroot);
     for (unsigned i = 0; i < *options.nodes; ++i) nodes.push_back(local);
     for (auto& node : nodes) node.node.clear();
   }
   check_uniform(nodes);
+  if (job_nodes)
+    report_instance_mismatch(options.instance_type, profile.instance_type, nodes.front());
   std::vector<plan::NodeCores> node_cores;
   node_cores.reserve(nodes.size());
   for (const auto& node : nodes) node_cores.push_back({node.node, node.neuron_cores});
   plan::PlanRequest request;
   request.cluster = plan::cluster_shape_of(
       node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
+  request.cluster.instance_type = nodes.front().instance_type;
+  if (options.run_dir) request.run_dir = *options.run_dir;
   request.extra_args = options.trainer_args;
   request.home = env_value("HOME").value_or("");
   const auto plan = plan::make_plan(profile, request);
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
+  if (options.run_dir) {
+    run::check_run_dir_continues(plan.run_dir, plan,
+                                 (options.resume ? "--resume " : "--run-dir ") + *options.run_dir,
+                                 options.resume);
+  }
 
   if (options.plan_only) {
     std::cout << (options.json ? plan::to_json(plan).dump(2) + "\n" : plan::render_plan_text(plan));
@@ -233,7 +295,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
 
   std::filesystem::create_directories(plan.run_dir / "logs");
   write_file_atomically(plan.run_dir / "plan.json", plan::to_json(plan).dump(2) + "\n", 0644);
-  std::cout << plan::render_plan_text(plan) << std::flush;
+  std::cout << plan::render_plan_text(plan);
+  // Slurm ends a job at scancel or its time limit without a word from us: say up front how to
+  // go on from the checkpoints.
+  const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
+  std::cout << "trn-run: run directory " << run_dir
+            << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
+            << plan.nodes << " trn-run " << options.profile << " --resume " << run_dir << '\n'
+            << std::flush;
   if (allocation->restart_count > 0) {
     std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in "
               << plan.run_dir.string() << '\n';

@@ -82,6 +82,7 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   plan.job_id = cluster.job_id;
   plan.nodes = cluster.nodes;
   plan.node_list = cluster.node_names;
+  plan.instance_type = cluster.instance_type;
   plan.neuron_devices = cluster.neuron_cores_per_node > 0;
   plan.workers_per_node =
       plan.neuron_devices ? cluster.neuron_cores_per_node : profile.cpu_workers_per_node;

@@ -65,6 +65,17 @@ std::vector<PlanField> all_fields() {
        .label = "nodes",
        .rows = [](const Plan& p) -> Rows { return {n(p.nodes) + node_names(p.node_list)}; }},
       {.json_key = "node_list", .json = [](const Plan& p) { return nlohmann::json(p.node_list); }},
+      {.json_key = "instance_type",
+       .json =
+           [](const Plan& p) {
+             return p.instance_type.empty() ? nlohmann::json(nullptr)
+                                            : nlohmann::json(p.instance_type);
+           },
+       .label = "instance type",
+       .rows = [](const Plan& p) -> Rows {
+         if (p.instance_type.empty()) return {};
+         return {p.instance_type};
+       }},
       {.json_key = "neuron_devices",
        .json = [](const Plan& p) { return nlohmann::json(p.neuron_devices); },
        .compile_input = true},

@@ -7,6 +7,7 @@
 #include "number_text.hpp"
 #include "profile_choices.hpp"
 #include "trn/common/error.hpp"
+#include "trn/pcluster/node_features.hpp"
 #include "trn/plan/command_template.hpp"
 
 namespace trn::plan {
@@ -96,6 +97,12 @@ bool set_command(Profile& profile, std::string_view text, std::string& problem) 
   return true;
 }
 
+bool set_instance_type(Profile& profile, std::string_view text, std::string&) {
+  if (!pcluster::is_instance_type_name(text)) return false;
+  profile.instance_type = std::string(text);
+  return true;
+}
+
 bool is_env_name(std::string_view name) {
   if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -151,6 +158,9 @@ const std::vector<Field>& scalar_fields() {
        set_whole<&P::pipeline_parallel, 1, kMaxDegree>},
       {{"cpu_workers_per_node", whole_1, "workers per node on nodes without Neuron devices"},
        set_whole<&P::cpu_workers_per_node, 1, kMaxDegree>},
+      {{"instance_type", "an EC2 instance type, e.g. trn1.32xlarge",
+        "the compute nodes' type; plans made away from them (--plan on a head node) assume it"},
+       set_instance_type},
       {{"output_root", "a path", "where run directories <profile>-<job id> are made"},
        set_text<&P::output_root, false>},
       {{"max_restarts", whole_0, "times a failed job is requeued"},

@@ -36,6 +36,7 @@ std::optional<SlurmAllocation> read_slurm_allocation(const EnvLookup& env) {
         "salloc)");
   }
   allocation.in_step = env("SLURM_STEP_ID").has_value();
+  allocation.partition = env("SLURM_JOB_PARTITION").value_or("");
   if (const auto restarts = env("SLURM_RESTART_COUNT")) {
     allocation.restart_count =
         static_cast<unsigned>(parse_number("SLURM_RESTART_COUNT", *restarts));

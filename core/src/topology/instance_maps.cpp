@@ -80,11 +80,11 @@ constexpr std::array<DocumentedDevice, 12> kInf2_48xlarge{{
 constexpr std::array<DocumentedDevice, 1> kTrn1_2xlarge{{{0, "00:1e.0", 0, ""}}};
 
 constexpr std::array<InstanceMap, 5> kMaps{{
-    {"trn1.2xlarge", kTrn1_2xlarge},
-    {"trn1.32xlarge", kTrn1_32xlarge},
-    {"trn1n.32xlarge", kTrn1n_32xlarge},
-    {"trn2.48xlarge", kTrn2_48xlarge},
-    {"inf2.48xlarge", kInf2_48xlarge},
+    {"trn1.2xlarge", "Trainium1", kTrn1_2xlarge},
+    {"trn1.32xlarge", "Trainium1", kTrn1_32xlarge},
+    {"trn1n.32xlarge", "Trainium1", kTrn1n_32xlarge},
+    {"trn2.48xlarge", "Trainium2", kTrn2_48xlarge},
+    {"inf2.48xlarge", "Inferentia2", kInf2_48xlarge},
 }};
 
 }  // namespace
@@ -94,6 +94,12 @@ const InstanceMap* documented_instance_map(std::string_view instance_type) {
     if (map.instance_type == instance_type) return &map;
   }
   return nullptr;
+}
+
+std::string documented_instance_types_text() {
+  std::string text;
+  for (const auto& map : kMaps) text += (text.empty() ? "" : ", ") + std::string(map.instance_type);
+  return text;
 }
 
 bool is_neuron_pci_device(unsigned device_id) {
@@ -108,6 +114,15 @@ unsigned documented_cores_per_device(std::string_view device_name) {
   if (device_name == "Trainium2") return 8;
   if (device_name == "Inferentia") return 4;
   return 0;
+}
+
+std::optional<unsigned> documented_neuron_cores(std::string_view instance_type, unsigned trn2_lnc) {
+  const InstanceMap* map = documented_instance_map(instance_type);
+  if (map == nullptr) return std::nullopt;
+  // Logical cores group physical ones on Trainium2 only, by 1 or 2 (docs/hardware.md#instances).
+  const unsigned lnc = map->device_name == "Trainium2" && trn2_lnc != 1 ? 2 : 1;
+  return static_cast<unsigned>(map->devices.size()) *
+         documented_cores_per_device(map->device_name) / lnc;
 }
 
 }  // namespace trn::topology

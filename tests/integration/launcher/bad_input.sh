@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bad input gets one clear error: an unknown profile lists the available ones, a mistyped key
 # is named with file:line:column, infeasible scaling lists the node counts that work, and
-# trn-run outside Slurm without --nodes says how to submit.
+# trn-run outside Slurm without --nodes says how to submit, and inside a job --nodes must be the
+# job's node count.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 expect_error() {  # expect_error PATTERN CMD...: CMD fails with exit 2 and says PATTERN
@@ -24,3 +25,14 @@ job_end_state "$job" >/dev/null
 expect_eq "$(slurm scontrol show job -o "$job" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2)" "2:0" "exit code of the infeasible job"
 grep -q "node counts that work: 1, 2, 4, 8" "$scratch/trn-run-$job.out" || fail "infeasible plan message: $(cat "$scratch/trn-run-$job.out")"
 echo "ok: infeasible scaling on 3 nodes refused"
+
+# Inside a job, --nodes other than the job's node count fails at once, naming both (more nodes
+# used to fail every try and be requeued; fewer left nodes idle).
+for asked in 4 1; do
+  job=$(slurm_with_tools sbatch --parsable --nodes=2 -D "$scratch" trn-run bert_tiny --nodes $asked --data "$(test_data_dir)")
+  job_end_state "$job" >/dev/null
+  expect_eq "$(slurm scontrol show job -o "$job" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2)" "2:0" "exit code of --nodes $asked in a 2-node job"
+  grep -q -e "--nodes $asked does not match job $job, which has 2 node(s)" "$scratch/trn-run-$job.out" ||
+    fail "--nodes $asked in a 2-node job: $(cat "$scratch/trn-run-$job.out")"
+  echo "ok: --nodes $asked in a 2-node job refused"
+done

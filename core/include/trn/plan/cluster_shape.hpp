@@ -12,6 +12,7 @@ struct ClusterShape {
   std::int64_t nodes = 0;
   std::vector<std::string> node_names;     // empty when planning without an allocation
   std::int64_t neuron_cores_per_node = 0;  // 0: the nodes have no Neuron devices
+  std::string instance_type;               // the nodes' EC2 type; "": unknown
   std::optional<std::uint32_t> job_id;     // the Slurm job, if any
 };
 

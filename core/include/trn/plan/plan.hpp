@@ -30,6 +30,7 @@ struct Plan {
 
   std::int64_t nodes = 0;
   std::vector<std::string> node_list;  // empty when planned without an allocation
+  std::string instance_type;           // the nodes' EC2 type, as the plan knew it ("": unknown)
   bool neuron_devices = false;         // workers are NeuronCores (else CPU workers)
   std::int64_t workers_per_node = 0;
   std::int64_t world_size = 0;  // nodes * workers_per_node = tp * pp * dp

@@ -70,6 +70,9 @@ struct Profile {
   std::int64_t tensor_parallel = 1;
   std::int64_t pipeline_parallel = 1;
   std::int64_t cpu_workers_per_node = 1;  // workers on nodes without Neuron devices
+  // The compute nodes' EC2 instance type the profile is made for (e.g. trn1.32xlarge); a plan
+  // made where no allocation says it (`trn-run --plan` on a head node) assumes it. Empty: none.
+  std::string instance_type;
 
   std::string output_root = "runs";  // run directories go to <output_root>/<name>-<job id>
   std::int64_t max_restarts = 3;

@@ -16,6 +16,7 @@ struct SlurmAllocation {
   std::string nodelist;        // compressed hostlist, e.g. trn-st-[1-16]
   bool in_step = false;        // inside `srun` (SLURM_STEP_ID set), not the batch script
   unsigned restart_count = 0;  // SLURM_RESTART_COUNT: times the job was requeued
+  std::string partition;       // SLURM_JOB_PARTITION; "" when Slurm did not say
 };
 
 // nullopt outside Slurm (no SLURM_JOB_ID). Malformed values are an error naming the variable.

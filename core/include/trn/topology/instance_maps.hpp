@@ -1,6 +1,8 @@
 #pragma once
 
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace trn::topology {
@@ -17,11 +19,14 @@ struct DocumentedDevice {
 
 struct InstanceMap {
   std::string_view instance_type;
+  std::string_view device_name;  // info/architecture/device_name: "Trainium1", "Trainium2"...
   std::span<const DocumentedDevice> devices;
 };
 
 // nullptr when the instance type has no documented map.
 const InstanceMap* documented_instance_map(std::string_view instance_type);
+// The instance types with a documented map, for messages.
+std::string documented_instance_types_text();  // "trn1.2xlarge, trn1.32xlarge, ..."
 
 // PCI device ids of Neuron devices (vendor 0x1d0f): Inf1 0x7064-0x7067, Trn1 0x7164,
 // Inf2 0x7264, Trn2 0x7364.
@@ -33,5 +38,12 @@ inline constexpr unsigned kAmazonPciVendor = 0x1d0f;
 // NeuronCores per device by info/architecture/device_name, for when core_count is unreadable
 // (it is root-only); 0 when the name is unknown.
 unsigned documented_cores_per_device(std::string_view device_name);
+
+// The logical NeuronCores a node of this instance type offers, from its documented devices:
+// trn1.32xlarge 32, trn2.48xlarge 64 with the default logical NeuronCore config 2 (128 with
+// `trn2_lnc` 1; other devices have no such config). nullopt when the type has no documented
+// map. Lets a plan made away from the compute nodes (a head node) match them.
+std::optional<unsigned> documented_neuron_cores(std::string_view instance_type,
+                                                unsigned trn2_lnc = 2);
 
 }  // namespace trn::topology

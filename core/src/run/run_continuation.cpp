@@ -1,0 +1,57 @@
+#include "trn/run/run_continuation.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "trn/common/error.hpp"
+#include "trn/plan/plan_report.hpp"
+
+namespace trn::run {
+namespace {
+
+std::string shown(const nlohmann::json& value) {
+  if (value.is_null() || value == "") return "unset";
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+// The flag that sets each compared key, for the fix in the message.
+std::string how_to_set(const std::string& key) {
+  if (key == "profile") return "give the earlier run's profile";
+  if (key == "global_batch") {
+    return "keep the earlier global batch (--global-batch N; under weak scaling, the earlier "
+           "node count)";
+  }
+  return "keep the earlier value (--set " + key + "=...)";
+}
+
+}  // namespace
+
+void check_run_dir_continues(const std::filesystem::path& run_dir, const plan::Plan& plan,
+                             const std::string& option, bool must_exist) {
+  const auto file = run_dir / "plan.json";
+  std::ifstream in(file);
+  if (!in) {
+    if (!must_exist) return;
+    throw Error(option + ": " + file.string() +
+                " does not exist, so this is not a trn-run run directory: give the directory "
+                "an earlier trn-run printed at its start (<output root>/<profile>-<job id>)");
+  }
+  nlohmann::json earlier;
+  try {
+    earlier = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(option + ": " + file.string() + " is not valid JSON (" + e.what() +
+                "): give a run directory an earlier trn-run wrote");
+  }
+  const auto now = plan::to_json(plan);
+  for (const std::string key : {"profile", "model", "seq_len", "global_batch"}) {
+    const auto before = earlier.contains(key) ? earlier.at(key) : nlohmann::json(nullptr);
+    if (before == now.at(key)) continue;
+    throw Error(option + ": the run there has " + key + " " + shown(before) + " but this plan " +
+                shown(now.at(key)) + ": its checkpoints only continue with the same " + key + "; " +
+                how_to_set(key) + ", or start a new run without " +
+                option.substr(0, option.find(' ')));
+  }
+}
+
+}  // namespace trn::run
