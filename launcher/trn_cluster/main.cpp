@@ -26,8 +26,8 @@ const char* const usage_text =
     "Problems are printed as FILE:LINE:COLUMN: error: MESSAGE. FILE is a regular file of at\n"
     "most 1 MiB; YAML merge keys (<<: *anchor) are merged first.\n"
     "\n"
-    "  --strict   treat REPLACE_ME placeholders and compute instance types trn-slurm does not\n"
-    "             know (trn1.2xlarge, trn1.32xlarge, trn1n.32xlarge, trn2.48xlarge) as errors\n"
+    "  --strict   treat REPLACE_ME placeholders and mistyped compute instance types (not\n"
+    "             FAMILY.SIZE, or a trn*/inf* type trn-slurm does not know) as errors\n"
     "             (use before pcluster create-cluster)\n"
     "  -h, --help show this help\n"
     "\n"
@@ -68,7 +68,7 @@ int run_check(const std::vector<std::string>& files, bool strict) {
 
 int main(int argc, char** argv) {
   po::options_description visible("options");
-  visible.add_options()("help,h", "show this help")("strict", "placeholders are errors");
+  visible.add_options()("help,h", "show this help")("strict", "placeholders and mistyped instance types are errors");
   po::options_description all;
   all.add(visible).add_options()("command", po::value<std::string>())(
       "files", po::value<std::vector<std::string>>());

@@ -3,6 +3,8 @@
 #include <regex>
 #include <sstream>
 
+#include "trn/topology/instance_maps.hpp"
+
 namespace trn::pcluster {
 
 bool is_instance_type_name(std::string_view text) {
@@ -10,6 +12,18 @@ bool is_instance_type_name(std::string_view text) {
   static const std::regex name(
       "[a-z][a-z0-9-]*\\.(nano|micro|small|medium|large|[0-9]*xlarge|metal(-[0-9]+xl)?)");
   return std::regex_match(text.begin(), text.end(), name);
+}
+
+std::optional<std::string> instance_type_problem(std::string_view instance_type) {
+  if (!is_instance_type_name(instance_type)) {
+    return "is not an EC2 instance type: write FAMILY.SIZE, e.g. trn1.32xlarge";
+  }
+  if (topology::documented_instance_map(instance_type) != nullptr) return std::nullopt;
+  if (instance_type.starts_with("trn") || instance_type.starts_with("inf")) {
+    return "is not a Trainium or Inferentia type trn-slurm knows: use one of " +
+           topology::documented_instance_types_text();
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> instance_type_in_features(std::string_view features) {

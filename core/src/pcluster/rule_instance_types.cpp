@@ -3,7 +3,7 @@
 #include "node_access.hpp"
 #include "placeholder.hpp"
 #include "rules.hpp"
-#include "trn/pcluster/instance_traits.hpp"
+#include "trn/pcluster/node_features.hpp"
 
 namespace trn::pcluster {
 
@@ -11,10 +11,11 @@ void check_instance_types(const YAML::Node& root, bool as_errors, Report& report
   for (const auto& queue : slurm_queues(root)) {
     for (const auto& resource : compute_resources(queue)) {
       for (const auto& [type, mark] : instance_types(resource)) {
-        if (find_instance_traits(type) != nullptr || is_placeholder(type)) continue;
+        if (is_placeholder(type)) continue;
+        const auto problem = instance_type_problem(type);
+        if (!problem) continue;
         std::string message = "instance type '" + type + "' of " +
-                              resource.label("compute resource") +
-                              " is not one trn-slurm knows: use " + known_instance_types_text();
+                              resource.label("compute resource") + " " + *problem;
         if (as_errors) {
           report.error(mark, std::move(message));
         } else {

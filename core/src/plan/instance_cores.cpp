@@ -8,21 +8,10 @@ namespace trn::plan {
 
 std::int64_t planned_neuron_cores(const std::string& instance_type, const std::string& source,
                                   unsigned trn2_lnc) {
-  if (!pcluster::is_instance_type_name(instance_type)) {
-    throw Error("instance type '" + instance_type + "' (" + source +
-                ") is not an EC2 instance type: write FAMILY.SIZE, e.g. trn1.32xlarge");
+  if (const auto problem = pcluster::instance_type_problem(instance_type)) {
+    throw Error("instance type '" + instance_type + "' (" + source + ") " + *problem);
   }
-  if (const auto cores = topology::documented_neuron_cores(instance_type, trn2_lnc)) {
-    return *cores;
-  }
-  // Trainium and Inferentia families all carry Neuron devices: an unknown size is a mistake,
-  // not a CPU node.
-  if (instance_type.starts_with("trn") || instance_type.starts_with("inf")) {
-    throw Error("instance type '" + instance_type + "' (" + source +
-                ") is not one whose NeuronCores trn-run knows: use one of " +
-                topology::documented_instance_types_text());
-  }
-  return 0;
+  return topology::documented_neuron_cores(instance_type, trn2_lnc).value_or(0);
 }
 
 }  // namespace trn::plan

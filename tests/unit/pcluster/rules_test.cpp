@@ -222,6 +222,24 @@ TEST(PclusterInstanceTypes, UnknownTypeIsAWarningOrAnErrorWhenStrict) {
   strict.unknown_instance_types_are_errors = true;
   EXPECT_THAT(errors_of(text, strict),
               ElementsAre("17:25: instance type 'trn1.32xlarg' of compute resource 'trn1-32xl' is "
-                          "not one trn-slurm knows: use trn1.2xlarge, trn1.32xlarge, "
-                          "trn1n.32xlarge or trn2.48xlarge"));
+                          "not an EC2 instance type: write FAMILY.SIZE, e.g. trn1.32xlarge"));
+  const auto unknown_size =
+      replaced(valid_config, "InstanceType: trn1.32xlarge", "InstanceType: trn1.23xlarge");
+  EXPECT_THAT(errors_of(unknown_size, strict),
+              ElementsAre("17:25: instance type 'trn1.23xlarge' of compute resource 'trn1-32xl' "
+                          "is not a Trainium or Inferentia type trn-slurm knows: use one of "
+                          "trn1.2xlarge, trn1.32xlarge, trn1n.32xlarge, trn2.48xlarge, "
+                          "inf2.48xlarge"));
+}
+
+TEST(PclusterInstanceTypes, ACpuQueueIsNoProblemEvenWhenStrict) {
+  const auto text =
+      replaced(valid_config, "InstanceType: trn1.32xlarge", "InstanceType: c5.4xlarge");
+  trn::pcluster::CheckOptions strict;
+  strict.unknown_instance_types_are_errors = true;
+  EXPECT_THAT(errors_of(text, strict), Not(Contains(HasSubstr("c5.4xlarge"))));
+  EXPECT_THAT(
+      errors_of(replaced(valid_config, "InstanceType: trn1.32xlarge", "InstanceType: c5"), strict),
+      Contains(HasSubstr("'c5' of compute resource 'trn1-32xl' is not an EC2 instance "
+                         "type: write FAMILY.SIZE, e.g. trn1.32xlarge")));
 }

@@ -10,6 +10,13 @@ namespace trn::pcluster {
 // An EC2 instance type name: FAMILY.SIZE, e.g. trn1.32xlarge, c5.4xlarge, m7i.metal-24xl.
 bool is_instance_type_name(std::string_view text);
 
+// Why `instance_type` cannot name the compute nodes trn-slurm plans and checks for, as the end
+// of a sentence ("is not an EC2 instance type: ..."): a name that is not FAMILY.SIZE, or a
+// Trainium or Inferentia type without a documented map (a typo such as trn1.32xlarg; those
+// families all carry Neuron devices). nullopt for a documented type and for any other
+// well-formed type: a CPU queue (c5.4xlarge) is a valid part of a cluster.
+std::optional<std::string> instance_type_problem(std::string_view instance_type);
+
 // ParallelCluster lists each compute node's instance type among its Slurm features
 // ("static,trn1.32xlarge,compute1" or "dynamic,trn1.32xlarge,compute1,efa";
 // docs/hardware.md#parallelcluster). The instance type in one node's comma-separated feature
