@@ -75,6 +75,9 @@ struct BertReference {
   std::int64_t accumulation_on_sixteen_nodes;
 };
 
+// Names the case by its profile in gtest's messages.
+void PrintTo(const BertReference& reference, std::ostream* out) { *out << reference.profile; }
+
 class BertReferenceNumbers : public testing::TestWithParam<BertReference> {};
 
 TEST_P(BertReferenceNumbers, HoldOnOneAndSixteenNodes) {
