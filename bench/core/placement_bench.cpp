@@ -4,6 +4,7 @@
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -119,19 +120,38 @@ void cached_topology_and_placement(benchmark::State& state, const std::string& t
   std::filesystem::remove_all(dir);
 }
 
-BENCHMARK_CAPTURE(per_task_environment, trn1_32xlarge_16_tasks, "trn1.32xlarge", 16)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(per_task_environment, trn2_48xlarge_16_tasks, "trn2.48xlarge", 16)
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(discovery_and_placement, trn1_32xlarge_16_tasks, "trn1.32xlarge", 16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(discovery_and_placement, trn2_48xlarge_16_tasks, "trn2.48xlarge", 16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(cached_topology_and_placement, trn1_32xlarge_16_tasks, "trn1.32xlarge", 16)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(cached_topology_and_placement, trn2_48xlarge_16_tasks, "trn2.48xlarge", 16)
-    ->Unit(benchmark::kMillisecond);
+// Each benchmark runs on a trn1.32xlarge and a trn2.48xlarge node with 16 tasks.
+struct StepBenchmark {
+  const char* name;
+  void (*run)(benchmark::State&, const std::string& tree, unsigned tasks);
+  benchmark::TimeUnit unit;
+};
+
+constexpr StepBenchmark step_benchmarks[] = {
+    {"per_task_environment", per_task_environment, benchmark::kMicrosecond},
+    {"discovery_and_placement", discovery_and_placement, benchmark::kMillisecond},
+    {"cached_topology_and_placement", cached_topology_and_placement, benchmark::kMillisecond},
+};
+
+// "per_task_environment/trn1_32xlarge_16_tasks", as BENCHMARK_CAPTURE would name it.
+void register_step_benchmarks() {
+  for (const auto& bench : step_benchmarks) {
+    for (const std::string tree : {"trn1.32xlarge", "trn2.48xlarge"}) {
+      std::string label = tree;
+      std::replace(label.begin(), label.end(), '.', '_');
+      const std::string name = std::string(bench.name) + "/" + label + "_16_tasks";
+      benchmark::RegisterBenchmark(name.c_str(), bench.run, tree, 16u)->Unit(bench.unit);
+    }
+  }
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  register_step_benchmarks();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

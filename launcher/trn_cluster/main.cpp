@@ -68,7 +68,8 @@ int run_check(const std::vector<std::string>& files, bool strict) {
 
 int main(int argc, char** argv) {
   po::options_description visible("options");
-  visible.add_options()("help,h", "show this help")("strict", "placeholders and mistyped instance types are errors");
+  visible.add_options()("help,h", "show this help")(
+      "strict", "placeholders and mistyped instance types are errors");
   po::options_description all;
   all.add(visible).add_options()("command", po::value<std::string>())(
       "files", po::value<std::vector<std::string>>());

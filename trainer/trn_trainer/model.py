@@ -69,10 +69,13 @@ class BertSelfAttention(nn.Module):
         return ctx.transpose(1, 2).reshape(b, s, self.num_heads * self.head_dim)
 
 
-class BertSelfOutput(nn.Module):
-    def __init__(self, cfg, dctx):
+class BertResidualOutput(nn.Module):
+    """Dense to hidden_size, dropout, residual add, LayerNorm: how both the attention block
+    (Hugging Face's BertSelfOutput) and the feed-forward block (BertOutput) end."""
+
+    def __init__(self, in_features, cfg, dctx):
         super().__init__()
-        self.dense = nn.Linear(cfg.hidden_size, cfg.hidden_size)
+        self.dense = nn.Linear(in_features, cfg.hidden_size)
         self.LayerNorm = nn.LayerNorm(cfg.hidden_size, eps=cfg.layer_norm_eps)
         self.dropout = SampleDropout(cfg.hidden_dropout_prob, dctx)
 
@@ -84,7 +87,7 @@ class BertAttention(nn.Module):
     def __init__(self, cfg, dctx):
         super().__init__()
         self.self = BertSelfAttention(cfg, dctx)
-        self.output = BertSelfOutput(cfg, dctx)
+        self.output = BertResidualOutput(cfg.hidden_size, cfg, dctx)
 
     def forward(self, hidden, mask_bias):
         return self.output(self.self(hidden, mask_bias), hidden)
@@ -99,23 +102,12 @@ class BertIntermediate(nn.Module):
         return F.gelu(self.dense(hidden))
 
 
-class BertOutput(nn.Module):
-    def __init__(self, cfg, dctx):
-        super().__init__()
-        self.dense = nn.Linear(cfg.intermediate_size, cfg.hidden_size)
-        self.LayerNorm = nn.LayerNorm(cfg.hidden_size, eps=cfg.layer_norm_eps)
-        self.dropout = SampleDropout(cfg.hidden_dropout_prob, dctx)
-
-    def forward(self, hidden, residual):
-        return self.LayerNorm(self.dropout(self.dense(hidden)) + residual)
-
-
 class BertLayer(nn.Module):
     def __init__(self, cfg, dctx):
         super().__init__()
         self.attention = BertAttention(cfg, dctx)
         self.intermediate = BertIntermediate(cfg)
-        self.output = BertOutput(cfg, dctx)
+        self.output = BertResidualOutput(cfg.intermediate_size, cfg, dctx)
 
     def forward(self, hidden, mask_bias):
         attn = self.attention(hidden, mask_bias)

@@ -6,26 +6,18 @@
 // The spellings of the profile's enum keys, shared by to_string() and the profile reader.
 namespace trn::plan {
 
-inline constexpr EnumNames<Scaling, 2> scaling_names{{
-    {Scaling::kStrong, "strong"},
-    {Scaling::kWeak, "weak"},
-}};
+inline constexpr EnumNames<Scaling, 2> scaling_names{
+    {{Scaling::kStrong, "strong"}, {Scaling::kWeak, "weak"}}};
 
-inline constexpr EnumNames<LrRule, 3> lr_rule_names{{
-    {LrRule::kNone, "none"},
-    {LrRule::kLinear, "linear"},
-    {LrRule::kSqrt, "sqrt"},
-}};
+inline constexpr EnumNames<LrRule, 3> lr_rule_names{
+    {{LrRule::kNone, "none"}, {LrRule::kLinear, "linear"}, {LrRule::kSqrt, "sqrt"}}};
 
-inline constexpr EnumNames<LaunchMode, 2> launch_mode_names{{
-    {LaunchMode::kPerCore, "per-core"},
-    {LaunchMode::kTorchrun, "torchrun"},
-}};
+inline constexpr EnumNames<LaunchMode, 2> launch_mode_names{
+    {{LaunchMode::kPerCore, "per-core"}, {LaunchMode::kTorchrun, "torchrun"}}};
 
-inline constexpr EnumNames<RequeuePolicy, 3> requeue_policy_names{{
-    {RequeuePolicy::kNodeFailure, "node-failure"},
-    {RequeuePolicy::kAlways, "always"},
-    {RequeuePolicy::kNever, "never"},
-}};
+inline constexpr EnumNames<RequeuePolicy, 3> requeue_policy_names{
+    {{RequeuePolicy::kNodeFailure, "node-failure"},
+     {RequeuePolicy::kAlways, "always"},
+     {RequeuePolicy::kNever, "never"}}};
 
 }  // namespace trn::plan

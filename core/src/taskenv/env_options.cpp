@@ -3,15 +3,9 @@
 #include "trn/common/enum_names.hpp"
 
 namespace trn::taskenv {
-namespace {
 
-constexpr EnumNames<EfaMode, 3> efa_mode_names{{
-    {EfaMode::kAuto, "auto"},
-    {EfaMode::kRequired, "required"},
-    {EfaMode::kOff, "off"},
-}};
-
-}  // namespace
+constexpr EnumNames<EfaMode, 3> efa_mode_names{
+    {{EfaMode::kAuto, "auto"}, {EfaMode::kRequired, "required"}, {EfaMode::kOff, "off"}}};
 
 EfaMode parse_efa_mode(std::string_view text, std::string_view what) {
   return parse_named(efa_mode_names, text, what, "an EFA mode");

@@ -1,11 +1,18 @@
 #include "trn/topology/instance_maps.hpp"
 
 #include <array>
+#include <cstddef>
+#include <span>
 
 namespace trn::topology {
 namespace {
 
-constexpr std::array<DocumentedDevice, 16> kTrn1_32xlarge{{
+// Every documented device, grouped by instance type in kMaps' order; a group starts at its
+// device 0 (neuron-ls index).
+constexpr std::array<DocumentedDevice, 61> kDevices{{
+    // trn1.2xlarge
+    {0, "00:1e.0", 0, ""},
+    // trn1.32xlarge
     {0, "10:1c.0", 0, "10:1a.0"},
     {1, "10:1d.0", 0, "10:1a.0"},
     {2, "a0:1c.0", 1, "a0:1a.0"},
@@ -22,9 +29,7 @@ constexpr std::array<DocumentedDevice, 16> kTrn1_32xlarge{{
     {13, "10:1b.0", 0, "10:19.0"},
     {14, "a0:1e.0", 1, "a0:19.0"},
     {15, "a0:1b.0", 1, "a0:19.0"},
-}};
-
-constexpr std::array<DocumentedDevice, 16> kTrn1n_32xlarge{{
+    // trn1n.32xlarge
     {0, "10:1c.0", 0, "10:17.0"},
     {1, "10:1d.0", 0, "10:1a.0"},
     {2, "a0:1c.0", 1, "a0:17.0"},
@@ -41,9 +46,7 @@ constexpr std::array<DocumentedDevice, 16> kTrn1n_32xlarge{{
     {13, "10:1b.0", 0, "10:18.0"},
     {14, "a0:1e.0", 1, "a0:19.0"},
     {15, "a0:1b.0", 1, "a0:18.0"},
-}};
-
-constexpr std::array<DocumentedDevice, 16> kTrn2_48xlarge{{
+    // trn2.48xlarge
     {0, "cc:00.0", 1, "c9:00.0"},
     {1, "b5:00.0", 1, "b4:00.0"},
     {2, "b6:00.0", 1, "b3:00.0"},
@@ -60,9 +63,7 @@ constexpr std::array<DocumentedDevice, 16> kTrn2_48xlarge{{
     {13, "e1:00.0", 1, "e0:00.0"},
     {14, "e2:00.0", 1, "df:00.0"},
     {15, "f7:00.0", 1, "f6:00.0"},
-}};
-
-constexpr std::array<DocumentedDevice, 12> kInf2_48xlarge{{
+    // inf2.48xlarge
     {0, "80:1e.0", 2, ""},
     {1, "90:1e.0", 3, ""},
     {2, "80:1d.0", 2, ""},
@@ -77,15 +78,27 @@ constexpr std::array<DocumentedDevice, 12> kInf2_48xlarge{{
     {11, "20:1d.0", 1, ""},
 }};
 
-constexpr std::array<DocumentedDevice, 1> kTrn1_2xlarge{{{0, "00:1e.0", 0, ""}}};
+// The `group`-th run of kDevices that starts at device 0.
+constexpr std::span<const DocumentedDevice> device_group(std::size_t group) {
+  std::size_t begin = 0;
+  for (std::size_t seen = 0; begin < kDevices.size(); ++begin) {
+    if (kDevices[begin].index == 0 && seen++ == group) break;
+  }
+  std::size_t end = begin + 1;
+  while (end < kDevices.size() && kDevices[end].index != 0) ++end;
+  return std::span<const DocumentedDevice>(kDevices).subspan(begin, end - begin);
+}
 
 constexpr std::array<InstanceMap, 5> kMaps{{
-    {"trn1.2xlarge", "Trainium1", kTrn1_2xlarge},
-    {"trn1.32xlarge", "Trainium1", kTrn1_32xlarge},
-    {"trn1n.32xlarge", "Trainium1", kTrn1n_32xlarge},
-    {"trn2.48xlarge", "Trainium2", kTrn2_48xlarge},
-    {"inf2.48xlarge", "Inferentia2", kInf2_48xlarge},
+    {"trn1.2xlarge", "Trainium1", device_group(0)},
+    {"trn1.32xlarge", "Trainium1", device_group(1)},
+    {"trn1n.32xlarge", "Trainium1", device_group(2)},
+    {"trn2.48xlarge", "Trainium2", device_group(3)},
+    {"inf2.48xlarge", "Inferentia2", device_group(4)},
 }};
+static_assert(kMaps[0].devices.size() == 1 && kMaps[1].devices.size() == 16 &&
+              kMaps[2].devices.size() == 16 && kMaps[3].devices.size() == 16 &&
+              kMaps[4].devices.size() == 12);
 
 }  // namespace
 

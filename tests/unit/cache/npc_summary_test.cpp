@@ -47,63 +47,63 @@ TEST(NpcSummary, TrainerOutputDoesNotFoolIt) {
   EXPECT_FALSE(s.total_graphs.has_value());
 }
 
+// interpret_npc_run's result for `output` and `exit_status`, expected to have `outcome`.
+CompileResult run_with_outcome(std::string_view output, int exit_status, CompileOutcome outcome) {
+  auto result = interpret_npc_run(output, exit_status);
+  EXPECT_EQ(result.outcome, outcome);
+  return result;
+}
+
 TEST(NpcRun, Compiled) {
-  const auto r = interpret_npc_run(success_log, 0);
-  EXPECT_EQ(r.outcome, CompileOutcome::kCompiled);
+  const auto r = run_with_outcome(success_log, 0, CompileOutcome::kCompiled);
   EXPECT_TRUE(r.ok());
   EXPECT_THAT(r.message, ::testing::HasSubstr("22 graphs compiled"));
 }
 
 TEST(NpcRun, NothingToCompile) {
-  const auto r = interpret_npc_run(
+  const auto r = run_with_outcome(
       "2024-01-01 00:00:00.000001: INFO ||NEURON_PARALLEL_COMPILE||: No todo hlos found in cache "
       "or hlo_tasklist, parallel_compile return before spawning workers....\n",
-      0);
-  EXPECT_EQ(r.outcome, CompileOutcome::kNothingToCompile);
+      0, CompileOutcome::kNothingToCompile);
   EXPECT_TRUE(r.ok());
 }
 
 TEST(NpcRun, FailuresFromTheSummaryEvenWhenTheExitStatusWrapped) {
-  auto r = interpret_npc_run(
+  auto r = run_with_outcome(
       "Total graphs: 5\nTotal successful compilations: 3\n"
       "Total failed compilations: 2\n",
-      2);
-  EXPECT_EQ(r.outcome, CompileOutcome::kCompileFailed);
+      2, CompileOutcome::kCompileFailed);
   EXPECT_FALSE(r.ok());
   EXPECT_THAT(r.message, ::testing::HasSubstr("2 graphs failed to compile (of 5)"));
   // 256 failures exit 0: only the summary tells.
-  r = interpret_npc_run(
+  r = run_with_outcome(
       "Total graphs: 300\nTotal successful compilations: 44\n"
       "Total failed compilations: 256\n",
-      0);
-  EXPECT_EQ(r.outcome, CompileOutcome::kCompileFailed);
+      0, CompileOutcome::kCompileFailed);
   EXPECT_FALSE(r.ok());
 }
 
 TEST(NpcRun, OneFailedGraphIsNotAScriptFailure) {
-  const auto r = interpret_npc_run("Total graphs: 1\nTotal failed compilations: 1\n", 1);
-  EXPECT_EQ(r.outcome, CompileOutcome::kCompileFailed);
+  const auto r = run_with_outcome("Total graphs: 1\nTotal failed compilations: 1\n", 1,
+                                  CompileOutcome::kCompileFailed);
   EXPECT_THAT(r.message, ::testing::HasSubstr("1 graph failed"));
 }
 
 TEST(NpcRun, TrainingScriptFailure) {
-  auto r = interpret_npc_run(
+  auto r = run_with_outcome(
       "Traceback (most recent call last):\nValueError: bad\n"
       "2024-01-01 00:00:00.000001: ERROR ||NEURON_PARALLEL_COMPILE||: There was an error in the "
       "training script.\n",
-      1);
-  EXPECT_EQ(r.outcome, CompileOutcome::kScriptFailed);
+      1, CompileOutcome::kScriptFailed);
   EXPECT_FALSE(r.ok());
   // Exit 1 with no summary at all: also the script.
-  r = interpret_npc_run("Traceback ...\n", 1);
-  EXPECT_EQ(r.outcome, CompileOutcome::kScriptFailed);
+  run_with_outcome("Traceback ...\n", 1, CompileOutcome::kScriptFailed);
 }
 
 TEST(NpcRun, OtherFailures) {
-  auto r = interpret_npc_run("usage: neuron_parallel_compile ...\nerror: argument --command\n", 2);
-  EXPECT_EQ(r.outcome, CompileOutcome::kFailedOtherwise);
-  r = interpret_npc_run("", -9);
-  EXPECT_EQ(r.outcome, CompileOutcome::kFailedOtherwise);
+  run_with_outcome("usage: neuron_parallel_compile ...\nerror: argument --command\n", 2,
+                   CompileOutcome::kFailedOtherwise);
+  const auto r = run_with_outcome("", -9, CompileOutcome::kFailedOtherwise);
   EXPECT_THAT(r.message, ::testing::HasSubstr("killed by signal 9"));
 }
 

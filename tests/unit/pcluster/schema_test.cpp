@@ -1,6 +1,9 @@
 // Schema rules: required, unknown and duplicate keys, value types and formats.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "config_text.hpp"
 
 using namespace trn_test;  // the config helpers and matchers of config_text.hpp
@@ -18,6 +21,19 @@ TEST(PclusterSchema, YamlSyntaxErrorIsLocated) {
   EXPECT_EQ(errors[0].substr(0, 2), "3:");
 }
 
+// A change to the valid configuration (`from` replaced by `to`) and the one error it causes.
+struct Mistake {
+  std::string from;
+  std::string to;
+  std::string error;
+};
+
+void expect_only_errors(const std::vector<Mistake>& mistakes) {
+  for (const auto& [from, to, error] : mistakes) {
+    EXPECT_THAT(errors_of(replaced(valid_config, from, to)), ElementsAre(error)) << to;
+  }
+}
+
 TEST(PclusterSchema, TopLevelMustBeAMapping) {
   EXPECT_THAT(errors_of("- a\n- b\n"),
               ElementsAre("1:1: a cluster configuration must be a mapping "
@@ -27,16 +43,14 @@ TEST(PclusterSchema, TopLevelMustBeAMapping) {
 }
 
 TEST(PclusterSchema, MissingTopLevelSection) {
-  const auto text = replaced(valid_config, "Image:\n  Os: ubuntu2404\n", "");
-  EXPECT_THAT(errors_of(text),
-              ElementsAre("1:1: the configuration is missing the required key 'Image'"));
+  expect_only_errors({{"Image:\n  Os: ubuntu2404\n", "",
+                       "1:1: the configuration is missing the required key 'Image'"}});
 }
 
 TEST(PclusterSchema, MissingNestedKeyIsReportedAtItsParentKey) {
-  const auto text = replaced(valid_config, "    SubnetId: subnet-0123456789abcdef0\n",
-                             "    AdditionalSecurityGroups: [sg-01234567]\n");
-  EXPECT_THAT(errors_of(text), ElementsAre("6:3: HeadNode.Networking is missing the required key "
-                                           "'SubnetId'"));
+  expect_only_errors(
+      {{"    SubnetId: subnet-0123456789abcdef0\n", "    AdditionalSecurityGroups: [sg-01234567]\n",
+        "6:3: HeadNode.Networking is missing the required key 'SubnetId'"}});
 }
 
 TEST(PclusterSchema, UnknownKeyNamesTheAllowedOnes) {
@@ -59,12 +73,11 @@ TEST(PclusterSchema, UnknownKeyInsideAListElement) {
 }
 
 TEST(PclusterSchema, DuplicateKeyIsAnErrorAtTheSecondOccurrence) {
-  const auto text = replaced(valid_config, "          MaxCount: 16\n",
-                             "          MaxCount: 16\n          MaxCount: 8\n");
-  EXPECT_THAT(errors_of(text), ElementsAre("20:11: duplicate key 'MaxCount' in "
-                                           "Scheduling.SlurmQueues[0].ComputeResources[0] (first "
-                                           "at line 19): ParallelCluster rejects duplicate keys, "
-                                           "keep only one"));
+  expect_only_errors(
+      {{"          MaxCount: 16\n", "          MaxCount: 16\n          MaxCount: 8\n",
+        "20:11: duplicate key 'MaxCount' in "
+        "Scheduling.SlurmQueues[0].ComputeResources[0] (first at line 19): "
+        "ParallelCluster rejects duplicate keys, keep only one"}});
 }
 
 TEST(PclusterSchema, DuplicateTopLevelSection) {
@@ -74,17 +87,16 @@ TEST(PclusterSchema, DuplicateTopLevelSection) {
 }
 
 TEST(PclusterSchema, IntegerBooleanAndStringTypes) {
-  auto text = replaced(valid_config, "MaxCount: 16", "MaxCount: sixteen");
-  EXPECT_THAT(errors_of(text),
-              ElementsAre("19:21: Scheduling.SlurmQueues[0].ComputeResources[0]."
-                          "MaxCount must be an integer, got the string 'sixteen'"));
-  text = replaced(valid_config, "            Enabled: true\n      Networking",
-                  "            Enabled: maybe\n      Networking");
+  expect_only_errors({{"MaxCount: 16", "MaxCount: sixteen",
+                       "19:21: Scheduling.SlurmQueues[0].ComputeResources[0].MaxCount must be an "
+                       "integer, got the string 'sixteen'"},
+                      {"Region: us-east-1", "Region: 42",
+                       "1:9: Region must be a string, got the integer '42' (quote it if you mean "
+                       "the text)"}});
+  const auto text = replaced(valid_config, "            Enabled: true\n      Networking",
+                             "            Enabled: maybe\n      Networking");
   EXPECT_THAT(errors_of(text), testing::Contains(HasSubstr("Efa.Enabled must be true or false, got "
                                                            "the string 'maybe'")));
-  text = replaced(valid_config, "Region: us-east-1", "Region: 42");
-  EXPECT_THAT(errors_of(text), ElementsAre("1:9: Region must be a string, got the integer '42' "
-                                           "(quote it if you mean the text)"));
 }
 
 TEST(PclusterSchema, QuotedNumberIsAString) {
@@ -92,21 +104,17 @@ TEST(PclusterSchema, QuotedNumberIsAString) {
 }
 
 TEST(PclusterSchema, ListAndMappingShapes) {
-  auto text = replaced(valid_config, "        SubnetIds:\n          - subnet-0123456789abcdef0\n",
-                       "        SubnetIds: subnet-0123456789abcdef0\n");
-  EXPECT_THAT(errors_of(text), ElementsAre("23:20: Scheduling.SlurmQueues[0].Networking.SubnetIds "
-                                           "must be a list, got the string "
-                                           "'subnet-0123456789abcdef0'"));
-  text = replaced(valid_config, "  InstanceType: c5.4xlarge\n", "  InstanceType: [c5.4xlarge]\n");
-  EXPECT_THAT(errors_of(text),
-              ElementsAre("5:17: HeadNode.InstanceType must be a string, got a list"));
+  expect_only_errors({{"        SubnetIds:\n          - subnet-0123456789abcdef0\n",
+                       "        SubnetIds: subnet-0123456789abcdef0\n",
+                       "23:20: Scheduling.SlurmQueues[0].Networking.SubnetIds must be a list, got "
+                       "the string 'subnet-0123456789abcdef0'"},
+                      {"  InstanceType: c5.4xlarge\n", "  InstanceType: [c5.4xlarge]\n",
+                       "5:17: HeadNode.InstanceType must be a string, got a list"}});
 }
 
 TEST(PclusterSchema, EmptyValueIsReportedAtItsKey) {
-  const auto text = replaced(valid_config, "  InstanceType: c5.4xlarge\n",
-                             "  InstanceType: c5.4xlarge\n  Ssh:\n");
-  EXPECT_THAT(errors_of(text), ElementsAre("6:3: HeadNode.Ssh has no value: give it one or remove "
-                                           "the key"));
+  expect_only_errors({{"  InstanceType: c5.4xlarge\n", "  InstanceType: c5.4xlarge\n  Ssh:\n",
+                       "6:3: HeadNode.Ssh has no value: give it one or remove the key"}});
 }
 
 TEST(PclusterSchema, EnumeratedValue) {
@@ -116,12 +124,9 @@ TEST(PclusterSchema, EnumeratedValue) {
 }
 
 TEST(PclusterSchema, SubnetIdFormat) {
-  const auto text =
-      replaced(valid_config, "SubnetId: subnet-0123456789abcdef0", "SubnetId: subnet-xyz");
-  EXPECT_THAT(errors_of(text),
-              ElementsAre("7:15: HeadNode.Networking.SubnetId 'subnet-xyz' is not "
-                          "valid: expected 'subnet-' and 8 or 17 lowercase letters "
-                          "or digits"));
+  expect_only_errors({{"SubnetId: subnet-0123456789abcdef0", "SubnetId: subnet-xyz",
+                       "7:15: HeadNode.Networking.SubnetId 'subnet-xyz' is not valid: expected "
+                       "'subnet-' and 8 or 17 lowercase letters or digits"}});
   EXPECT_THAT(errors_of(replaced(valid_config, "SubnetId: subnet-0123456789abcdef0",
                                  "SubnetId: subnet-01234567")),
               IsEmpty());

@@ -33,6 +33,14 @@ std::string error_of(const std::string& tree, const PlacementRequest& request) {
 
 }  // namespace
 
+// Each row: a task's index and the CPUs it is bound to.
+void expect_cpu_lists(const StepPlacement& step,
+                      const std::vector<std::pair<std::size_t, std::string>>& expected) {
+  for (const auto& [task, cpu_list] : expected) {
+    EXPECT_EQ(step.tasks.at(task).cpu_list, cpu_list) << "task " << task;
+  }
+}
+
 TEST(Placement, Trn1_32xlarge16TasksOfTwoCores) {
   const auto step = place_step(discovered("trn1.32xlarge"), tasks(16));
   EXPECT_EQ(step.cores_per_task, 2u);
@@ -229,10 +237,8 @@ TEST(Placement, Inf2FourNumaNodes) {
   const auto& t = discovered("inf2.48xlarge");
   auto step = place_step(t, tasks(12));
   EXPECT_EQ(step.tasks[8].visible_cores, "16-17");
-  EXPECT_EQ(step.tasks[8].cpu_list, "0-23,96-119");
-  EXPECT_EQ(step.tasks[0].cpu_list, "48-71,144-167");
-  EXPECT_EQ(step.tasks[1].cpu_list, "72-95,168-191");
-  EXPECT_EQ(step.tasks[6].cpu_list, "24-47,120-143");
+  expect_cpu_lists(
+      step, {{8, "0-23,96-119"}, {0, "48-71,144-167"}, {1, "72-95,168-191"}, {6, "24-47,120-143"}});
   EXPECT_TRUE(step.tasks[0].efa_devices.empty());
 
   step = place_step(t, tasks(6));
@@ -243,9 +249,7 @@ TEST(Placement, Inf2FourNumaNodes) {
   auto request = tasks(12);
   request.bind = BindMode::kCores;
   step = place_step(t, request);
-  EXPECT_EQ(step.tasks[8].cpu_list, "0-7,96-103");
-  EXPECT_EQ(step.tasks[9].cpu_list, "8-15,104-111");
-  EXPECT_EQ(step.tasks[10].cpu_list, "16-23,112-119");
+  expect_cpu_lists(step, {{8, "0-7,96-103"}, {9, "8-15,104-111"}, {10, "16-23,112-119"}});
 }
 
 TEST(Placement, Trn1_2xlarge) {
@@ -258,8 +262,7 @@ TEST(Placement, Trn1_2xlarge) {
   step = place_step(t, request);
   EXPECT_EQ(step.tasks[0].visible_cores, "0");
   EXPECT_EQ(step.tasks[1].visible_cores, "1");
-  EXPECT_EQ(step.tasks[0].cpu_list, "0-1,4-5");
-  EXPECT_EQ(step.tasks[1].cpu_list, "2-3,6-7");
+  expect_cpu_lists(step, {{0, "0-1,4-5"}, {1, "2-3,6-7"}});
 }
 
 TEST(Placement, CpuOnlyNodeGetsCpuPlacementOnly) {

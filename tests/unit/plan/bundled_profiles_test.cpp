@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "plan_test_support.hpp"
@@ -12,14 +14,12 @@
 namespace {
 
 using plan_test::bundled;
+using plan_test::expect_flags;
+using plan_test::expect_plan_values;
+using plan_test::flag_value;
 using plan_test::plan_on;
 using testing::Contains;
 using namespace trn::plan;
-
-std::string flag_value(const std::vector<std::string>& argv, const std::string& flag) {
-  const auto it = std::find(argv.begin(), argv.end(), flag);
-  return it == argv.end() || it + 1 == argv.end() ? "(absent)" : *(it + 1);
-}
 
 class EveryBundledProfile : public testing::TestWithParam<ProfileLocation> {};
 
@@ -67,78 +67,97 @@ TEST(BundledProfiles, UseOnlyFlagsOurTrainerHas) {
   }
 }
 
-TEST(BertPretrain, PhaseOneDefaultsOfTheReference) {
-  const Plan plan = plan_on(bundled("bert_pretrain"), 1, 32);
-  EXPECT_EQ(plan.seq_len, 128);
-  EXPECT_EQ(plan.micro_batch, 16);
-  EXPECT_EQ(plan.grad_accum, 32);
-  EXPECT_EQ(plan.global_batch, 16384);
-  EXPECT_DOUBLE_EQ(*plan.lr, 4e-4);
-  EXPECT_EQ(plan.warmup, 2000);
-  EXPECT_EQ(plan.steps, 28125);
-  EXPECT_EQ(plan.model, "large");
-  EXPECT_EQ(flag_value(plan.command, "--optimizer"), "adamw");
-  EXPECT_EQ(flag_value(plan.command, "--dtype"), "bf16");
-  EXPECT_EQ(flag_value(plan.command, "--max-pred"), "20");
-  EXPECT_EQ(flag_value(plan.command, "--global-batch"), "16384");
-  EXPECT_EQ(plan_on(bundled("bert_pretrain"), 16, 32).grad_accum, 2);
+// A BERT profile's reference numbers on one trn1.32xlarge node, and its accumulation on 16.
+struct BertReference {
+  std::string profile;
+  std::map<std::string, nlohmann::json> plan_values;
+  std::map<std::string, std::string> flags;
+  std::int64_t accumulation_on_sixteen_nodes;
+};
+
+// Names the case by its profile in gtest's messages.
+void PrintTo(const BertReference& reference, std::ostream* out) { *out << reference.profile; }
+
+class BertReferenceNumbers : public testing::TestWithParam<BertReference> {};
+
+TEST_P(BertReferenceNumbers, HoldOnOneAndSixteenNodes) {
+  const BertReference& reference = GetParam();
+  const Plan plan = plan_on(bundled(reference.profile), 1, 32);
+  expect_plan_values(plan, reference.plan_values);
+  expect_flags(plan.command, reference.flags);
+  EXPECT_EQ(plan_on(bundled(reference.profile), 16, 32).grad_accum,
+            reference.accumulation_on_sixteen_nodes);
 }
 
-TEST(BertPretrainLamb, LambVariant) {
-  const Plan plan = plan_on(bundled("bert_pretrain_lamb"), 1, 32);
-  EXPECT_EQ(plan.grad_accum, 128);
-  EXPECT_EQ(plan.global_batch, 65536);
-  EXPECT_DOUBLE_EQ(*plan.lr, 6e-3);
-  EXPECT_EQ(plan.steps, 7032);
-  EXPECT_EQ(flag_value(plan.command, "--optimizer"), "lamb");
-  EXPECT_EQ(flag_value(plan.command, "--lr"), "0.006");
-  EXPECT_EQ(plan_on(bundled("bert_pretrain_lamb"), 16, 32).grad_accum, 8);
-}
-
-TEST(BertPretrainPhase2, SequenceLength512) {
-  const Plan plan = plan_on(bundled("bert_pretrain_ph2"), 1, 32);
-  EXPECT_EQ(plan.seq_len, 512);
-  EXPECT_EQ(plan.micro_batch, 2);
-  EXPECT_EQ(plan.grad_accum, 512);
-  EXPECT_EQ(plan.global_batch, 32768);
-  EXPECT_EQ(plan.steps, 1563);
-  EXPECT_EQ(plan.warmup, 781);
-  EXPECT_DOUBLE_EQ(*plan.lr, 2.8e-4);
-  EXPECT_EQ(flag_value(plan.command, "--max-pred"), "80");
-  EXPECT_EQ(plan_on(bundled("bert_pretrain_ph2"), 16, 32).grad_accum, 32);
-}
+INSTANTIATE_TEST_SUITE_P(
+    Bundled, BertReferenceNumbers,
+    testing::Values(
+        // Phase 1 as the reference runs it.
+        BertReference{"bert_pretrain",
+                      {{"seq_len", 128},
+                       {"micro_batch", 16},
+                       {"grad_accum", 32},
+                       {"global_batch", 16384},
+                       {"lr", 4e-4},
+                       {"warmup", 2000},
+                       {"steps", 28125},
+                       {"model", "large"}},
+                      {{"--optimizer", "adamw"},
+                       {"--dtype", "bf16"},
+                       {"--max-pred", "20"},
+                       {"--global-batch", "16384"}},
+                      2},
+        // The LAMB variant.
+        BertReference{"bert_pretrain_lamb",
+                      {{"grad_accum", 128}, {"global_batch", 65536}, {"lr", 6e-3}, {"steps", 7032}},
+                      {{"--optimizer", "lamb"}, {"--lr", "0.006"}},
+                      8},
+        // Phase 2: sequence length 512.
+        BertReference{"bert_pretrain_ph2",
+                      {{"seq_len", 512},
+                       {"micro_batch", 2},
+                       {"grad_accum", 512},
+                       {"global_batch", 32768},
+                       {"steps", 1563},
+                       {"warmup", 781},
+                       {"lr", 2.8e-4}},
+                      {{"--max-pred", "80"}},
+                      32}),
+    [](const testing::TestParamInfo<BertReference>& param_info) {
+      return param_info.param.profile;
+    });
 
 TEST(BertTiny, SameGlobalBatchOnOneTwoAndFourCpuNodes) {
   for (const auto& [nodes, accumulation] : {std::pair{1, 8}, {2, 4}, {4, 2}}) {
     const Plan plan = plan_on(bundled("bert_tiny"), nodes, 0);
-    EXPECT_EQ(plan.workers_per_node, 1);
-    EXPECT_EQ(plan.world_size, nodes);
-    EXPECT_EQ(plan.grad_accum, accumulation);
-    EXPECT_EQ(plan.global_batch, 64);
-    EXPECT_EQ(plan.steps, 40);
-    EXPECT_EQ(plan.checkpoint_every, 10);
-    EXPECT_EQ(plan.tasks_per_node, 1);
-    EXPECT_EQ(flag_value(plan.command, "--model"), "tiny");
+    expect_plan_values(plan, {{"workers_per_node", 1},
+                              {"world_size", nodes},
+                              {"grad_accum", accumulation},
+                              {"global_batch", 64},
+                              {"steps", 40},
+                              {"checkpoint_every", 10},
+                              {"tasks_per_node", 1}});
+    expect_flags(plan.command, {{"--model", "tiny"}});
   }
 }
 
 TEST(Llama2Nxd, TensorParallelEightOnSixteenTrn1) {
   const Plan plan = plan_on(bundled("llama2_7b_nxd"), 16, 32);
   EXPECT_EQ(plan.launch, LaunchMode::kTorchrun);
-  EXPECT_EQ(plan.tasks_per_node, 1);
-  EXPECT_EQ(plan.processes_per_task, 32);
-  EXPECT_EQ(plan.world_size, 512);
-  EXPECT_EQ(plan.tensor_parallel, 8);
-  EXPECT_EQ(plan.data_parallel, 64);
-  EXPECT_EQ(plan.grad_accum, 16);
-  EXPECT_EQ(plan.global_batch, 1024);
-  EXPECT_EQ(plan.seq_len, 4096);
+  expect_plan_values(plan, {{"world_size", 512},
+                            {"tensor_parallel", 8},
+                            {"data_parallel", 64},
+                            {"grad_accum", 16},
+                            {"global_batch", 1024},
+                            {"seq_len", 4096},
+                            {"tasks_per_node", 1},
+                            {"processes_per_task", 32}});
   EXPECT_EQ(plan.command[1], "tp_zero1_llama2_7b_hf_pretrain.py");
-  EXPECT_EQ(flag_value(plan.command, "--tensor_parallel_size"), "8");
-  EXPECT_EQ(flag_value(plan.command, "--batch_size"), "1");
-  EXPECT_EQ(flag_value(plan.command, "--grad_accum_usteps"), "16");
-  EXPECT_EQ(flag_value(plan.command, "--lr"), "0.0003");
-  EXPECT_EQ(flag_value(plan.command, "--seq_len"), "4096");
+  expect_flags(plan.command, {{"--tensor_parallel_size", "8"},
+                              {"--batch_size", "1"},
+                              {"--grad_accum_usteps", "16"},
+                              {"--lr", "0.0003"},
+                              {"--seq_len", "4096"}});
   EXPECT_THAT(plan.command, Contains("--use_zero_1"));
   EXPECT_EQ(plan.env.at("NEURON_FUSE_SOFTMAX"), "1");
   // One node: dp 4, accumulation 256.

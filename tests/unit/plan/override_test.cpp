@@ -46,25 +46,22 @@ TEST(Override, ErrorsNameTheKeyAndValue) {
             "worker per micro-step), got '-2'");
   EXPECT_EQ(error_of([&] { apply_set_option(p, "micro_bacth=4"); }),
             "--set micro_bacth=4: unknown key 'micro_bacth' (did you mean 'micro_batch'?)");
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "zzz=4"); }),
-              StartsWith("--set zzz=4: unknown key 'zzz'; keys: description, command,"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "requeue=sometimes"); }),
-              StartsWith("--set requeue=sometimes: requeue must be node-failure, always or never"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "command=python3 {nope}"); }),
-              StartsWith("--set command=python3 {nope}: command: unknown placeholder {nope}"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "command="); }),
-              StartsWith("--set command=: command is empty"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "env.1X=y"); }),
-              StartsWith("--set env.1X=y: env name '1X' is not a variable name"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "env=x"); }),
-              StartsWith("--set env=x: env is a mapping: set one variable with env.NAME=value"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "steps.x=1"); }),
-              StartsWith("--set steps.x=1: 'steps' holds a single value, not a mapping"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "evn.X=1"); }),
-              StartsWith("--set evn.X=1: unknown key 'evn' (did you mean 'env'?)"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "micro_batch"); }),
-              StartsWith("--set micro_batch: expected KEY=VALUE"));
-  EXPECT_THAT(error_of([&] { apply_set_option(p, "=4"); }), StartsWith("--set =4: expected"));
+  // Each row: the --set option, and how its error starts.
+  for (const auto& [option, message_start] : std::vector<std::pair<std::string, std::string>>{
+           {"zzz=4", "--set zzz=4: unknown key 'zzz'; keys: description, command,"},
+           {"requeue=sometimes",
+            "--set requeue=sometimes: requeue must be node-failure, always or never"},
+           {"command=python3 {nope}",
+            "--set command=python3 {nope}: command: unknown placeholder {nope}"},
+           {"command=", "--set command=: command is empty"},
+           {"env.1X=y", "--set env.1X=y: env name '1X' is not a variable name"},
+           {"env=x", "--set env=x: env is a mapping: set one variable with env.NAME=value"},
+           {"steps.x=1", "--set steps.x=1: 'steps' holds a single value, not a mapping"},
+           {"evn.X=1", "--set evn.X=1: unknown key 'evn' (did you mean 'env'?)"},
+           {"micro_batch", "--set micro_batch: expected KEY=VALUE"},
+           {"=4", "--set =4: expected"}}) {
+    EXPECT_THAT(error_of([&] { apply_set_option(p, option); }), StartsWith(message_start));
+  }
   // A failed override leaves the value as it was.
   EXPECT_EQ(p.micro_batch, 8);
 }

@@ -3,14 +3,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "temp_dir.hpp"
 #include "trn/common/error.hpp"
 #include "trn/plan/load_profile.hpp"
 #include "trn/plan/plan.hpp"
+#include "trn/plan/plan_report.hpp"
 
 namespace plan_test {
 
@@ -46,6 +51,25 @@ inline trn::plan::PlanRequest on(std::int64_t nodes, std::int64_t cores) {
 inline trn::plan::Plan plan_on(const trn::plan::Profile& profile, std::int64_t nodes,
                                std::int64_t cores) {
   return trn::plan::make_plan(profile, on(nodes, cores));
+}
+
+// The value after `flag` in a command line; "(absent)" without the flag or a value after it.
+inline std::string flag_value(const std::vector<std::string>& argv, const std::string& flag) {
+  const auto it = std::find(argv.begin(), argv.end(), flag);
+  return it == argv.end() || it + 1 == argv.end() ? "(absent)" : *(it + 1);
+}
+
+// The plan.json values a test pins, by key; each is its own expectation, named in the failure.
+inline void expect_plan_values(const trn::plan::Plan& plan,
+                               const std::map<std::string, nlohmann::json>& expected) {
+  const nlohmann::json json = trn::plan::to_json(plan);
+  for (const auto& [key, value] : expected) EXPECT_EQ(json.at(key), value) << key;
+}
+
+// Each flag of `expected` stands in `argv` with its value, checked one by one.
+inline void expect_flags(const std::vector<std::string>& argv,
+                         const std::map<std::string, std::string>& expected) {
+  for (const auto& [flag, value] : expected) EXPECT_EQ(flag_value(argv, flag), value) << flag;
 }
 
 // The smallest complete profile text, to which tests add keys.

@@ -15,6 +15,14 @@ using namespace trn::plan;
 
 Profile parse(const std::string& text) { return parse_profile(text, "p.yaml", "p"); }
 
+// Each row: keys added to the minimal profile, and how the error they cause starts.
+void expect_errors_start_with(
+    const std::vector<std::pair<std::string, std::string>>& added_and_message_start) {
+  for (const auto& [added, message_start] : added_and_message_start) {
+    EXPECT_THAT(error_of([&] { parse(minimal_profile + added); }), StartsWith(message_start));
+  }
+}
+
 TEST(ProfileYaml, ReadsEveryKey) {
   const Profile p = parse(
       "description: all keys\n"
@@ -130,14 +138,12 @@ TEST(ProfileYaml, WrongTypesNameTheValueAndItsPlace) {
   EXPECT_EQ(error_of([] { parse(minimal_profile + "warmup: [1, 2]\n"); }),
             "p.yaml:5:9: warmup must be a whole number >= 0 (learning-rate warm-up steps), got "
             "a list");
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "lr: 1e-3x\n"); }),
-              StartsWith("p.yaml:5:5: lr must be a number > 0"));
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "launch: per_core\n"); }),
-              StartsWith("p.yaml:5:9: launch must be per-core or torchrun"));
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "tensor_parallel: 0\n"); }),
-              StartsWith("p.yaml:5:18: tensor_parallel must be a whole number >= 1"));
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "steps2: 1\n"); }),
-              StartsWith("p.yaml:5:1: unknown key 'steps2' (did you mean 'steps'?)"));
+  expect_errors_start_with({
+      {"lr: 1e-3x\n", "p.yaml:5:5: lr must be a number > 0"},
+      {"launch: per_core\n", "p.yaml:5:9: launch must be per-core or torchrun"},
+      {"tensor_parallel: 0\n", "p.yaml:5:18: tensor_parallel must be a whole number >= 1"},
+      {"steps2: 1\n", "p.yaml:5:1: unknown key 'steps2' (did you mean 'steps'?)"},
+  });
 }
 
 TEST(ProfileYaml, AnEmptyValueIsReportedAtItsKey) {
@@ -154,18 +160,16 @@ TEST(ProfileYaml, DuplicateKeysAreRejected) {
 }
 
 TEST(ProfileYaml, EnvMustBeAMappingOfNamesToValues) {
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "env: [A, B]\n"); }),
-              StartsWith("p.yaml:5:6: env must be a mapping of NAME: value, got a list"));
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "env:\n  1BAD: x\n"); }),
-              StartsWith("p.yaml:6:3: env name '1BAD' is not a variable name"));
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "env:\n  A: {b: c}\n"); }),
-              StartsWith("p.yaml:6:6: env.A must be a single value"));
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "env:\n  A: {run_dir}\n"); }),
-              StartsWith("p.yaml:6:6: env.A must be a single value (quote it for text), got a "
-                         "mapping (YAML reads an unquoted '{...}' as one: quote the value"));
-  EXPECT_THAT(error_of([] { parse(minimal_profile + "env:\n  A: '{rundir}'\n"); }),
-              StartsWith("p.yaml:6:6: env.A: unknown placeholder {rundir} in '{rundir}' (did "
-                         "you mean 'run_dir'?)"));
+  expect_errors_start_with({
+      {"env: [A, B]\n", "p.yaml:5:6: env must be a mapping of NAME: value, got a list"},
+      {"env:\n  1BAD: x\n", "p.yaml:6:3: env name '1BAD' is not a variable name"},
+      {"env:\n  A: {b: c}\n", "p.yaml:6:6: env.A must be a single value"},
+      {"env:\n  A: {run_dir}\n",
+       "p.yaml:6:6: env.A must be a single value (quote it for text), got a mapping (YAML reads an "
+       "unquoted '{...}' as one: quote the value"},
+      {"env:\n  A: '{rundir}'\n",
+       "p.yaml:6:6: env.A: unknown placeholder {rundir} in '{rundir}' (did you mean 'run_dir'?)"},
+  });
 }
 
 TEST(ProfileYaml, UnknownPlaceholdersFailAtLoadTime) {

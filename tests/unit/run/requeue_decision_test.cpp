@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace {
 
 using trn::plan::RequeuePolicy;
@@ -24,40 +26,40 @@ FailedRun failed(FailureKind kind, RequeuePolicy policy, unsigned restarts, std:
   return run;
 }
 
+// The decision for `run` is `action`, said in `message`.
+void expect_decision(const FailedRun& run, AfterFailure action, const std::string& message) {
+  const auto decision = decide_after_failure(run);
+  EXPECT_EQ(decision.action, action);
+  EXPECT_EQ(decision.message, message);
+}
+
 TEST(RequeueDecision, ANodeFailureWithRestartsLeftIsRequeued) {
-  const auto decision =
-      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::kNodeFailure, 1, 3));
-  EXPECT_EQ(decision.action, AfterFailure::kRequeue);
-  EXPECT_EQ(decision.message,
-            "trn-run: training failed: rank 3 on n2 vanished\n"
-            "trn-run: requeueing job 42 (restart 2 of 3); it resumes from the newest checkpoint "
-            "in /fsx/runs/bert-42\n");
+  expect_decision(failed(FailureKind::kNodeFailure, RequeuePolicy::kNodeFailure, 1, 3),
+                  AfterFailure::kRequeue,
+                  "trn-run: training failed: rank 3 on n2 vanished\n"
+                  "trn-run: requeueing job 42 (restart 2 of 3); it resumes from the newest "
+                  "checkpoint in /fsx/runs/bert-42\n");
 }
 
 TEST(RequeueDecision, NoRestartLeftFailsAsANodeFailure) {
-  const auto decision =
-      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::kNodeFailure, 3, 3));
-  EXPECT_EQ(decision.action, AfterFailure::kFailNodeFailure);
-  EXPECT_EQ(decision.message,
-            "trn-run: training failed: rank 3 on n2 vanished\n"
-            "trn-run: no restart left (3 of 3 used); not requeueing\n");
+  expect_decision(failed(FailureKind::kNodeFailure, RequeuePolicy::kNodeFailure, 3, 3),
+                  AfterFailure::kFailNodeFailure,
+                  "trn-run: training failed: rank 3 on n2 vanished\n"
+                  "trn-run: no restart left (3 of 3 used); not requeueing\n");
 }
 
 TEST(RequeueDecision, PolicyNeverNeverRequeues) {
-  const auto decision =
-      decide_after_failure(failed(FailureKind::kNodeFailure, RequeuePolicy::kNever, 0, 3));
-  EXPECT_EQ(decision.action, AfterFailure::kFailNodeFailure);
-  EXPECT_EQ(decision.message, "trn-run: training failed: rank 3 on n2 vanished\n");
+  expect_decision(failed(FailureKind::kNodeFailure, RequeuePolicy::kNever, 0, 3),
+                  AfterFailure::kFailNodeFailure,
+                  "trn-run: training failed: rank 3 on n2 vanished\n");
 }
 
 TEST(RequeueDecision, AUserErrorFailsAtOnceWithTheTraceback) {
   for (const auto policy : {RequeuePolicy::kNodeFailure, RequeuePolicy::kNever}) {
-    const auto decision = decide_after_failure(failed(FailureKind::kUserError, policy, 0, 3));
-    EXPECT_EQ(decision.action, AfterFailure::kFailUserError);
-    EXPECT_EQ(decision.message,
-              "trn-run: training failed on every rank with the same error:\n"
-              "  ValueError: bad batch\nfirst failing rank's traceback:\n"
-              "Traceback ...\nValueError: bad batch\n");
+    expect_decision(failed(FailureKind::kUserError, policy, 0, 3), AfterFailure::kFailUserError,
+                    "trn-run: training failed on every rank with the same error:\n"
+                    "  ValueError: bad batch\nfirst failing rank's traceback:\n"
+                    "Traceback ...\nValueError: bad batch\n");
   }
 }
 
