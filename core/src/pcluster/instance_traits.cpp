@@ -22,12 +22,4 @@ const InstanceTraits* find_instance_traits(std::string_view instance_type) {
   return nullptr;
 }
 
-std::string known_instance_types_text() {
-  std::string text;
-  for (std::size_t i = 0; i < known.size(); ++i) {
-    text += (i == 0 ? "" : i + 1 == known.size() ? " or " : ", ") + std::string(known[i].type);
-  }
-  return text;
-}
-
 }  // namespace trn::pcluster

@@ -15,7 +15,4 @@ struct InstanceTraits {
 // the linter makes no EFA claim.
 const InstanceTraits* find_instance_traits(std::string_view instance_type);
 
-// "trn1.2xlarge, trn1.32xlarge, ... or trn2.48xlarge": the types find_instance_traits knows.
-std::string known_instance_types_text();
-
 }  // namespace trn::pcluster
