@@ -5,10 +5,9 @@
 #include <string>
 #include <string_view>
 
-namespace trn::plan {
+#include "trn/common/whole_number.hpp"  // parse_whole_number, for the profile fields
 
-// A whole decimal number, optionally signed, nothing else ("16", "-1"; not "16.0", "1e3").
-std::optional<std::int64_t> parse_whole_number(std::string_view text);
+namespace trn::plan {
 
 // A finite real number in C notation ("4e-4", "0.0004", "6E-3").
 std::optional<double> parse_real(std::string_view text);
