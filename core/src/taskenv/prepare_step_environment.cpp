@@ -2,6 +2,7 @@
 
 #include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
+#include "trn/taskenv/neuron_world.hpp"
 #include "trn/taskenv/task_environment.hpp"
 #include "trn/topology/kernel_release.hpp"
 
@@ -93,6 +94,14 @@ StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
     common.push_back(user_wins(env::kPetNnodes, std::to_string(facts.nnodes)));
     common.push_back(user_wins(env::kPetNodeRank, std::to_string(facts.node_id)));
     common.push_back(user_wins(env::kPetMasterPort, std::to_string(step.ports.master_port)));
+  }
+  if (neuron && options.launch == NeuronLaunch::kPerCore) {
+    // torch-neuronx describes the world only for torchrun's workers: here each task is one.
+    auto world = per_core_world(placement, facts, options.cores_per_task_fixed).world_variable();
+    step.neuron_world = true;
+    common.push_back(user_wins(world.name, std::move(world.value)));
+    common.push_back(
+        user_wins(env::kPjrtLocalProcessCount, std::to_string(facts.local_task_count)));
   }
   if (options.shared_cache) common.push_back(decision(env::kTrnCacheShared, *options.shared_cache));
   common.push_back(decision(env::kTrnInstanceType,

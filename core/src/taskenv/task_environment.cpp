@@ -56,6 +56,10 @@ TaskEnvironment task_environment(const StepEnvironment& step, const TaskIds& tas
   b.add({std::string(env::kRank), std::to_string(task.global_id)}, true);
   b.add({std::string(env::kLocalRank), std::to_string(task.local_id)}, true);
   if (step.one_task_per_node) b.add({std::string(env::kPetMasterAddr), host}, true);
+  if (step.neuron_world) {
+    b.add({std::string(env::kNeuronPjrtProcessIndex), std::to_string(task.global_id)}, true);
+    b.add({std::string(env::kPjrtLocalProcessRank), std::to_string(task.local_id)}, true);
+  }
   if (task.local_id >= step.per_task.size()) {
     throw Error("task " + std::to_string(task.local_id) + " is not one of the " +
                 std::to_string(step.per_task.size()) +

@@ -30,6 +30,14 @@ inline constexpr std::string_view kNeuronRtRootCommId = "NEURON_RT_ROOT_COMM_ID"
 inline constexpr std::string_view kNeuronLogicalNcConfig = "NEURON_LOGICAL_NC_CONFIG";
 inline constexpr std::string_view kNeuronCompileCacheUrl = "NEURON_COMPILE_CACHE_URL";
 inline constexpr std::string_view kNeuronCcFlags = "NEURON_CC_FLAGS";
+// torch-neuronx's process world, set by spank_trn in per-core launch
+// (docs/hardware.md#torch-neuronx-world).
+inline constexpr std::string_view kNeuronPjrtProcessIndex = "NEURON_PJRT_PROCESS_INDEX";
+inline constexpr std::string_view kNeuronPjrtWorldSize = "NEURON_PJRT_WORLD_SIZE";
+inline constexpr std::string_view kNeuronPjrtProcessesNumDevices =
+    "NEURON_PJRT_PROCESSES_NUM_DEVICES";
+inline constexpr std::string_view kPjrtLocalProcessCount = "PJRT_LOCAL_PROCESS_COUNT";
+inline constexpr std::string_view kPjrtLocalProcessRank = "PJRT_LOCAL_PROCESS_RANK";
 
 // libfabric's EFA provider (docs/hardware.md#efa).
 inline constexpr std::string_view kFiProvider = "FI_PROVIDER";

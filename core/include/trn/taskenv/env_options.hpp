@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include "trn/taskenv/neuron_launch.hpp"
+
 namespace trn::taskenv {
 
 // EFA use: auto = where EFA devices exist; required = fail the step on a node without one;
@@ -22,6 +24,9 @@ struct EnvOptions {
       shared_cache;  // the shared compile-cache tier, for trn-run (TRN_CACHE_SHARED)
   // Replace variables the user already set (by default the user's value wins).
   bool override_user = false;
+  // Resolved (never kAuto): per-core gets the NEURON_PJRT_* world from spank_trn.
+  NeuronLaunch launch = NeuronLaunch::kPerCore;
+  bool cores_per_task_fixed = false;  // --neuron-cores-per-task given
 };
 
 }  // namespace trn::taskenv
