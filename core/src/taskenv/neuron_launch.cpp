@@ -9,8 +9,8 @@ namespace trn::taskenv {
 namespace {
 
 constexpr EnumNames<NeuronLaunch, 3> neuron_launch_names{{{NeuronLaunch::kAuto, "auto"},
-                                                         {NeuronLaunch::kPerCore, "per-core"},
-                                                         {NeuronLaunch::kTorchrun, "torchrun"}}};
+                                                          {NeuronLaunch::kPerCore, "per-core"},
+                                                          {NeuronLaunch::kTorchrun, "torchrun"}}};
 
 bool is_python(const std::string& program) {
   return std::filesystem::path(program).filename().string().starts_with("python");
@@ -31,7 +31,8 @@ NeuronLaunch resolve_neuron_launch(NeuronLaunch requested, const std::vector<std
   if (is_python(argv[0])) {
     // python [options] -m torch.distributed.run ...
     const auto module = std::find(argv.begin() + 1, argv.end(), "-m");
-    if (module != argv.end() && module + 1 != argv.end() && *(module + 1) == "torch.distributed.run")
+    if (module != argv.end() && module + 1 != argv.end() &&
+        *(module + 1) == "torch.distributed.run")
       return NeuronLaunch::kTorchrun;
   }
   return NeuronLaunch::kPerCore;

@@ -79,6 +79,12 @@ TEST(TaskEnvironment, Trn1_32xlargeSeveralTasksPerNode) {
       {"TRN_CPUS", "32-63,96-127"},
       {"TRN_EFA_DEVICES", "rdmap160s26"},  // a0:1a.0 serves devices 2 and 3
       {"TRN_INSTANCE_TYPE", "trn1.32xlarge"},
+      // Per-core launch: the task is a worker with 2 NeuronCores, 32 workers in all.
+      {"NEURON_PJRT_PROCESS_INDEX", "18"},
+      {"NEURON_PJRT_PROCESSES_NUM_DEVICES",
+       "2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2,2"},
+      {"PJRT_LOCAL_PROCESS_COUNT", "16"},
+      {"PJRT_LOCAL_PROCESS_RANK", "2"},
   };
   EXPECT_EQ(env, expected);
 }
@@ -113,6 +119,99 @@ TEST(TaskEnvironment, Trn2OneTaskPerNodeServesTorchrunAndAPlainWorker) {
   EXPECT_EQ(env.at("WORLD_SIZE"), "2");
   EXPECT_EQ(env.at("LOCAL_WORLD_SIZE"), "1");
   EXPECT_EQ(env.count("FI_EFA_FORK_SAFE"), 0u);
+}
+
+TEST(TaskEnvironment, TorchrunLaunchLeavesTheNeuronWorldToTorchNeuronx) {
+  Scenario s{"trn1.32xlarge"};
+  s.local_tasks = 1;
+  s.options.launch = NeuronLaunch::kTorchrun;
+  const auto env = as_map(render(prepare(s), 0, 1));
+  EXPECT_EQ(env.at("NEURON_RT_VISIBLE_CORES"), "0-31");  // all of the node's cores
+  EXPECT_EQ(env.at("PET_NPROC_PER_NODE"), "32");
+  for (const char* name :
+       {"NEURON_PJRT_PROCESS_INDEX", "NEURON_PJRT_WORLD_SIZE", "NEURON_PJRT_PROCESSES_NUM_DEVICES",
+        "PJRT_LOCAL_PROCESS_COUNT", "PJRT_LOCAL_PROCESS_RANK"}) {
+    EXPECT_EQ(env.count(name), 0u) << name;
+  }
+}
+
+TEST(TaskEnvironment, OneCorePerTaskUsesTheShortWorldSize) {
+  Scenario s{"trn1.32xlarge"};
+  s.local_tasks = 32;
+  const auto env = as_map(render(prepare(s), 31, 63));
+  EXPECT_EQ(env.at("NEURON_PJRT_WORLD_SIZE"), "64");
+  EXPECT_EQ(env.count("NEURON_PJRT_PROCESSES_NUM_DEVICES"), 0u);
+  EXPECT_EQ(env.at("NEURON_PJRT_PROCESS_INDEX"), "63");
+  EXPECT_EQ(env.at("PJRT_LOCAL_PROCESS_COUNT"), "32");
+  EXPECT_EQ(env.at("PJRT_LOCAL_PROCESS_RANK"), "31");
+  EXPECT_EQ(env.at("NEURON_RT_VISIBLE_CORES"), "31");
+}
+
+TEST(TaskEnvironment, Trn2LogicalCoresMakeTheWorld) {
+  for (const auto& [lnc, cores_per_task] : {std::pair{"1", 4u}, std::pair{"2", 2u}}) {
+    Scenario s{"trn2.48xlarge"};
+    s.local_tasks = 32;
+    PlacementRequest request;
+    request.local_tasks = s.local_tasks;
+    request.lnc_env = lnc;
+    const auto& topology = discovered(s.tree);
+    const auto placement = place_step(topology, request);
+    ASSERT_EQ(placement.cores_per_task, cores_per_task) << "LNC " << lnc;
+    StepFacts facts;
+    facts.nnodes = 2;
+    facts.node_id = 0;
+    facts.local_task_count = 32;
+    facts.total_task_count = 64;
+    facts.first_host = facts.node_name = "trn-st-001";
+    const auto step = prepare_step_environment(topology, placement, facts, s.options);
+    const auto env = as_map(render(step, 0, 0));
+    const auto& list = env.at("NEURON_PJRT_PROCESSES_NUM_DEVICES");
+    EXPECT_EQ(std::count(list.begin(), list.end(), ','), 63) << "LNC " << lnc;
+    EXPECT_EQ(list.substr(0, 2), std::to_string(cores_per_task) + ",") << "LNC " << lnc;
+  }
+}
+
+TEST(TaskEnvironment, UnevenTasksCannotFormANeuronWorld) {
+  const auto& topology = discovered("trn1.32xlarge");
+  PlacementRequest request;
+  request.local_tasks = 16;
+  const auto placement = place_step(topology, request);
+  StepFacts facts;
+  facts.nnodes = 2;
+  facts.local_task_count = 16;
+  facts.total_task_count = 24;  // 16 here, 8 on the other node: 2 and 4 cores per worker
+  facts.first_host = facts.node_name = "trn-st-001";
+  try {
+    prepare_step_environment(topology, placement, facts, {});
+    FAIL() << "an uneven per-core step was accepted";
+  } catch (const trn::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--ntasks-per-node"), std::string::npos) << e.what();
+  }
+  // With the cores per task fixed every worker has 2, wherever it runs.
+  EnvOptions fixed;
+  fixed.cores_per_task_fixed = true;
+  const auto env =
+      as_map(render(prepare_step_environment(topology, placement, facts, fixed), 0, 0));
+  const auto& list = env.at("NEURON_PJRT_PROCESSES_NUM_DEVICES");
+  EXPECT_EQ(std::count(list.begin(), list.end(), ','), 23);
+}
+
+TEST(NeuronLaunch, AutoFindsTorchrunInTheTaskCommand) {
+  using V = std::vector<std::string>;
+  const auto resolved = [](const V& argv) {
+    return resolve_neuron_launch(NeuronLaunch::kAuto, argv);
+  };
+  EXPECT_EQ(resolved({"torchrun", "--nproc_per_node=32", "train.py"}), NeuronLaunch::kTorchrun);
+  EXPECT_EQ(resolved({"/opt/venv/bin/torchrun", "x"}), NeuronLaunch::kTorchrun);
+  EXPECT_EQ(resolved({"python3", "-u", "-m", "torch.distributed.run", "x"}),
+            NeuronLaunch::kTorchrun);
+  EXPECT_EQ(resolved({"python3", "-m", "trn_trainer"}), NeuronLaunch::kPerCore);
+  EXPECT_EQ(resolved({"bash", "-c", "torchrun x"}), NeuronLaunch::kPerCore);
+  EXPECT_EQ(resolved({}), NeuronLaunch::kPerCore);
+  EXPECT_EQ(resolve_neuron_launch(NeuronLaunch::kTorchrun, {"bash", "run.sh"}),
+            NeuronLaunch::kTorchrun);
+  EXPECT_EQ(parse_neuron_launch("per-core", "--neuron-launch"), NeuronLaunch::kPerCore);
+  EXPECT_THROW(parse_neuron_launch("percore", "--neuron-launch"), trn::Error);
 }
 
 TEST(TaskEnvironment, NoEfaNoLibfabricVariables) {
@@ -226,6 +325,7 @@ TEST(TaskEnvironment, InconsistentFactsAreErrors) {
   facts.node_id = 1;
   EXPECT_THROW(prepare_step_environment(topology, placement, facts, {}), trn::Error);
   facts.node_id = 0;
+  facts.total_task_count = 1;
   const auto step = prepare_step_environment(topology, placement, facts, {});
   EXPECT_THROW(render(step, 1, 1), trn::Error);
 }

@@ -34,7 +34,7 @@ struct StepEnvironment {
   std::string rendezvous_host;               // MASTER_ADDR unless the user set one
   std::string root_comm_port;                // "" when the step uses no NeuronCores here
   bool one_task_per_node = false;            // PET_* (torchrun) besides RANK/WORLD_SIZE
-  bool neuron_world = false;  // per-core launch: NEURON_PJRT_PROCESS_INDEX per task
+  bool neuron_world = false;                 // per-core launch: NEURON_PJRT_PROCESS_INDEX per task
   std::optional<std::string> compile_cache;
   bool override_user = false;
   RendezvousPorts ports;
