@@ -105,6 +105,9 @@ std::string summary(const StepState& step, const topology::CachedDiscovery& sour
   if (step.placement.has_neuron_cores()) {
     line += ", " + std::to_string(step.placement.cores_per_task) + " NeuronCore(s) each";
   }
+  if (step.placement.has_neuron_cores()) {
+    line += ", " + std::string(taskenv::to_string(step.env_options.launch)) + " launch";
+  }
   line += ", bind " + std::string(placement::to_string(step.placement.bind));
   line += step.efa_in_use ? ", EFA in use" : ", no EFA";
   line +=
@@ -167,6 +170,9 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
   step->env_options.override_user = options.override_env;
   step->env_options.compile_cache = compile_cache(config, options, step->slurm, step->warnings);
   step->env_options.shared_cache = config.cache_root;
+  step->env_options.launch = taskenv::resolve_neuron_launch(
+      options.launch.value_or(taskenv::NeuronLaunch::kAuto), host.argv());
+  step->env_options.cores_per_task_fixed = options.cores_per_task.has_value();
 
   place(*step);
   resolve_rendezvous(*step, host);

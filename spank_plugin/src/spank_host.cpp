@@ -50,6 +50,17 @@ std::optional<std::string> Host::text(spank_item_t item) const {
   return std::string(value);
 }
 
+std::vector<std::string> Host::argv() const {
+  int argc = 0;
+  char** argv = nullptr;
+  if (spank_get_item(handle_, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argv == nullptr) {
+    return {};
+  }
+  std::vector<std::string> out;
+  for (int i = 0; i < argc && argv[i] != nullptr; ++i) out.emplace_back(argv[i]);
+  return out;
+}
+
 std::optional<std::string> Host::getenv(const std::string& name) const {
   std::vector<char> buffer(256);
   for (;;) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "spank_api.hpp"
 
@@ -22,6 +23,8 @@ class Host {
   int task_id() const;  // S_TASK_ID is an int
   // A string item (S_STEP_ALLOC_CORES); std::nullopt when the host does not offer it.
   std::optional<std::string> text(spank_item_t item) const;
+  // The task's command (S_JOB_ARGV); empty when the host does not offer it.
+  std::vector<std::string> argv() const;
 
   // The job's (remote) environment; std::nullopt when unset.
   std::optional<std::string> getenv(const std::string& name) const;

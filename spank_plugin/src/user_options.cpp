@@ -36,6 +36,7 @@ char kNameCache[] = "neuron-cache";
 char kNameLnc[] = "neuron-lnc";
 char kNameTrn[] = "neuron-trn";
 char kNameEnv[] = "neuron-env";
+char kNameLaunch[] = "neuron-launch";
 char kArgCount[] = "K";
 char kArgBind[] = "numa|cores|none";
 char kArgEfa[] = "auto|required|off";
@@ -43,6 +44,7 @@ char kArgCache[] = "PATH|off";
 char kArgLnc[] = "1|2";
 char kArgTrn[] = "on|off";
 char kArgEnv[] = "keep|override";
+char kArgLaunch[] = "auto|per-core|torchrun";
 char kUseCores[] =
     "NeuronCores per task (default: all of the node's cores divided by its tasks) [spank_trn]";
 char kUseBind[] =
@@ -59,6 +61,10 @@ char kUseTrn[] = "off: spank_trn sets nothing for this job or step [spank_trn]";
 char kUseEnv[] =
     "override: replace variables already set in the environment instead of "
     "keeping them [spank_trn]";
+char kUseLaunch[] =
+    "per-core: each task is one Neuron worker and gets the NEURON_PJRT_* world; torchrun: each "
+    "task runs torchrun, which describes it; auto: torchrun when the task's program is torchrun "
+    "[spank_trn]";
 
 struct spank_option g_table[] = {
     {kNameCores, kArgCount, kUseCores, 1, int(OptionId::kCoresPerTask), option_callback},
@@ -68,6 +74,7 @@ struct spank_option g_table[] = {
     {kNameLnc, kArgLnc, kUseLnc, 1, int(OptionId::kLnc), option_callback},
     {kNameTrn, kArgTrn, kUseTrn, 1, int(OptionId::kTrn), option_callback},
     {kNameEnv, kArgEnv, kUseEnv, 1, int(OptionId::kEnv), option_callback},
+    {kNameLaunch, kArgLaunch, kUseLaunch, 1, int(OptionId::kLaunch), option_callback},
 };
 
 const char* option_name(OptionId id) {
@@ -83,7 +90,7 @@ const char* option_name(OptionId id) {
 int option_callback(int val, const char* optarg, int remote) {
   return guarded("option", [&] {
     const std::string_view value = optarg == nullptr ? "" : optarg;
-    if (val < int(OptionId::kCoresPerTask) || val > int(OptionId::kEnv)) {
+    if (val < int(OptionId::kCoresPerTask) || val > int(OptionId::kLaunch)) {
       throw Error("unknown option value " + std::to_string(val));
     }
     try {
@@ -100,7 +107,7 @@ int option_callback(int val, const char* optarg, int remote) {
 }  // namespace
 
 bool UserOptions::any_given() const {
-  return cores_per_task || bind || efa || cache || lnc || trn || override_env;
+  return cores_per_task || bind || efa || cache || lnc || trn || override_env || launch;
 }
 
 UserOptions& user_options() { return g_options; }
@@ -147,6 +154,9 @@ void apply_option(UserOptions& options, OptionId id, std::string_view value) {
         throw Error(option + "=" + std::string(value) + " is not valid: use keep or override");
       }
       options.override_env = value == "override";
+      return;
+    case OptionId::kLaunch:
+      options.launch = taskenv::parse_neuron_launch(value, option);
       return;
   }
 }

@@ -21,6 +21,7 @@ enum class OptionId {
   kLnc,           // --neuron-lnc=1|2
   kTrn,           // --neuron-trn=on|off
   kEnv,           // --neuron-env=keep|override
+  kLaunch,        // --neuron-launch=auto|per-core|torchrun
 };
 
 struct UserOptions {
@@ -31,6 +32,7 @@ struct UserOptions {
   std::optional<unsigned> lnc;
   std::optional<bool> trn;
   bool override_env = false;
+  std::optional<taskenv::NeuronLaunch> launch;
   // Invalid values seen in slurmstepd, where Slurm ignores a failing option callback: they
   // fail the step in init_post_opt instead.
   std::vector<std::string> errors;

@@ -149,6 +149,15 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...) {
         *va_arg(args, std::uint32_t*) = g_state.task_global_id;
       }
       break;
+    case S_JOB_ARGV: {
+      static std::vector<char*> pointers;
+      pointers.clear();
+      for (auto& word : g_state.argv) pointers.push_back(word.data());
+      pointers.push_back(nullptr);
+      *va_arg(args, int*) = int(g_state.argv.size());
+      *va_arg(args, char***) = pointers.data();
+      break;
+    }
     case S_STEP_ALLOC_CORES: {
       static std::string cores;
       cores = g_state.step_alloc_cores.value_or("");

@@ -47,7 +47,8 @@ struct HostState {
   std::uint32_t local_tasks = 1;
   std::uint32_t total_tasks = 1;
   std::optional<std::string> step_alloc_cores;
-  int task_id = -1;  // -1: not in a task callback
+  std::vector<std::string> argv;  // S_JOB_ARGV
+  int task_id = -1;               // -1: not in a task callback
   std::uint32_t task_global_id = 0;
   std::map<std::string, std::string> env;  // the job's (or, in a task callback, the task's)
   std::vector<RegisteredOption> options;

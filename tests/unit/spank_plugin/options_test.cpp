@@ -16,7 +16,8 @@ const std::vector<std::string> kOptionNames = {"neuron-cores-per-task",
                                                "neuron-cache",
                                                "neuron-lnc",
                                                "neuron-trn",
-                                               "neuron-env"};
+                                               "neuron-env",
+                                               "neuron-launch"};
 
 class Options : public PluginTest, public ::testing::WithParamInterface<spank_context_t> {};
 
@@ -55,6 +56,7 @@ TEST_P(Options, BadValuesStopTheCommandWithAMessage) {
       {"neuron-lnc", "4", "--neuron-lnc=4 is not a logical NeuronCore config"},
       {"neuron-trn", "no", "--neuron-trn=no is not valid: use on or off"},
       {"neuron-env", "replace", "use keep or override"},
+      {"neuron-launch", "mpirun", "--neuron-launch=mpirun is not a launch mode"},
   };
   for (const auto& b : bad) {
     fake_spank::state().log.clear();

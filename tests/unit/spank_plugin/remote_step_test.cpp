@@ -122,6 +122,36 @@ TEST_F(RemoteStep, OneTaskPerNodeGetsTorchrunVariables) {
   EXPECT_EQ(env.count("FI_PROVIDER"), 0u);  // inf2 has no EFA
 }
 
+TEST_F(RemoteStep, PerCoreTasksGetTheNeuronWorldAndTorchrunTasksDoNot) {
+  set_up_step(2, 1, 32);
+  StepRun run = run_step(plugin(), args_for("trn1.32xlarge"));
+  ASSERT_EQ(run.task_init[5], 0);
+  EXPECT_EQ(value_of(run.task_env[5], "NEURON_PJRT_PROCESS_INDEX"), "37");
+  EXPECT_EQ(value_of(run.task_env[5], "NEURON_PJRT_WORLD_SIZE"), "64");
+  EXPECT_EQ(value_of(run.task_env[5], "PJRT_LOCAL_PROCESS_COUNT"), "32");
+  EXPECT_EQ(value_of(run.task_env[5], "PJRT_LOCAL_PROCESS_RANK"), "5");
+
+  set_up_step(2, 1, 1);
+  fake_spank::state().argv = {"/usr/bin/torchrun", "--nproc_per_node=32", "train.py"};
+  run = run_step(plugin(), args_for("trn1.32xlarge"));
+  ASSERT_EQ(run.task_init[0], 0);
+  EXPECT_EQ(value_of(run.task_env[0], "NEURON_RT_VISIBLE_CORES"), "0-31");
+  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESS_INDEX"), "<unset>");
+  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESSES_NUM_DEVICES"), "<unset>");
+  EXPECT_EQ(value_of(run.task_env[0], "PJRT_LOCAL_PROCESS_COUNT"), "<unset>");
+
+  // A wrapper script that runs torchrun says so with --neuron-launch.
+  set_up_step(2, 1, 1);
+  fake_spank::state().argv = {"bash", "run.sh"};
+  run = run_step(plugin(), args_for("trn1.32xlarge"), {{"neuron-launch", "torchrun"}});
+  ASSERT_EQ(run.task_init[0], 0);
+  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESS_INDEX"), "<unset>");
+  set_up_step(2, 1, 1);
+  run = run_step(plugin(), args_for("trn1.32xlarge"));
+  ASSERT_EQ(run.task_init[0], 0);
+  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESSES_NUM_DEVICES"), "32,32");
+}
+
 TEST_F(RemoteStep, Trn1SmallInstanceHasNoEfa) {
   set_up_step(1, 0, 2, "localhost");
   const StepRun run = run_step(plugin(), args_for("trn1.2xlarge"));
