@@ -35,7 +35,7 @@ plugin_args() {
 task_var() { sed -n "s/^ *$2: $3=//p" <<<"$1"; }
 
 # Every variable spank_trn may set.
-readonly plugin_vars='NEURON_RT_VISIBLE_CORES NEURON_RT_ROOT_COMM_ID NEURON_LOGICAL_NC_CONFIG NEURON_COMPILE_CACHE_URL FI_PROVIDER FI_EFA_USE_DEVICE_RDMA FI_EFA_FORK_SAFE MASTER_ADDR MASTER_PORT RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE NODE_RANK PET_NNODES PET_NODE_RANK PET_NPROC_PER_NODE PET_MASTER_ADDR PET_MASTER_PORT TRN_CPUS TRN_INSTANCE_TYPE TRN_EFA_DEVICES'
+readonly plugin_vars='NEURON_RT_VISIBLE_CORES NEURON_RT_ROOT_COMM_ID NEURON_LOGICAL_NC_CONFIG NEURON_COMPILE_CACHE_URL FI_PROVIDER FI_EFA_USE_DEVICE_RDMA FI_EFA_FORK_SAFE MASTER_ADDR MASTER_PORT RANK LOCAL_RANK WORLD_SIZE LOCAL_WORLD_SIZE NODE_RANK PET_NNODES PET_NODE_RANK PET_NPROC_PER_NODE PET_MASTER_ADDR PET_MASTER_PORT TRN_CPUS TRN_INSTANCE_TYPE TRN_EFA_DEVICES NEURON_PJRT_PROCESS_INDEX NEURON_PJRT_WORLD_SIZE NEURON_PJRT_PROCESSES_NUM_DEVICES PJRT_LOCAL_PROCESS_COUNT PJRT_LOCAL_PROCESS_RANK'
 
 # psbatch_wait ARGS...: sbatch on this test's cluster, waiting for the job faster than
 # sbatch --wait polls; fails unless the job COMPLETED.
@@ -51,4 +51,23 @@ psbatch_wait() {
     esac
   done
   fail "job $job still $state after ${job_deadline_s}s"
+}
+
+# expect_neuron_world CORES_PER_NODE SRUN_ARGS... -- WORKER_PREFIX...: runs the torch-neuronx
+# initializer double (tests/doubles/torch_neuronx_world) as every worker of the step and fails
+# unless the workers form one world that uses each NeuronCore of the step once. (torchrun callers
+# pass "-r 1 -t 1": Debian's torch 1.13 torchrun crashes on Python 3.11 with its default "-r 0".)
+neuron_world_double=$TRN_SOURCE_DIR/tests/doubles/torch_neuronx_world
+expect_neuron_world() {
+  local cores=$1 world
+  shift
+  local srun_args=() worker=()
+  while [[ $1 != -- ]]; do srun_args+=("$1"); shift; done
+  shift
+  worker=("$@")
+  world=$(mktemp -d "$scratch/world.XXXXXX")
+  pslurm srun "${srun_args[@]}" "${worker[@]}" "$neuron_world_double" record "$world" ||
+    fail "srun ${srun_args[*]}: a worker did not join the world"
+  "$neuron_world_double" check "$world" --cores-per-node "$cores" ||
+    fail "srun ${srun_args[*]}: the workers did not form one world"
 }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Two trn1.32xlarge fixture nodes: the workers form one torch-neuronx world (checked by the
+# torch_neuronx_world double) in both launch modes - 32 Slurm tasks per node (per-core: spank_trn
+# sets NEURON_PJRT_*), and one task per node running torchrun with 32 workers (torch-neuronx
+# derives the world from torchrun's variables).
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/plugin_lib.sh"
+plugin_cluster_up 2 2:32:2 "fsroot=$fixtures/trn1.32xlarge"
+
+expect_neuron_world 32 -N2 --ntasks-per-node=32 --
+expect_neuron_world 32 -N2 --ntasks-per-node=16 --
+expect_neuron_world 32 -N2 --ntasks-per-node=1 -- torchrun --nproc_per_node=32 -r 1 -t 1 --no_python
+
+# The double catches a world nobody described: per-core tasks told they run under torchrun
+# get no NEURON_PJRT_* from spank_trn, and torch-neuronx would see 64 worlds of one.
+world=$(mktemp -d "$scratch/world.XXXXXX")
+if pslurm srun -N2 --ntasks-per-node=32 --neuron-launch=torchrun "$neuron_world_double" record "$world" 2>/dev/null &&
+  "$neuron_world_double" check "$world" --cores-per-node 32 2>/dev/null; then
+  fail "64 per-core workers without NEURON_PJRT_* were taken for one world"
+fi
+echo "ok: one world per-core (32 and 16 tasks per node) and under torchrun"
