@@ -47,7 +47,7 @@ def table_contract(text):
 
 def header_contract(text):
     """{variable: constant} from the header's inline constexpr std::string_view constants."""
-    found = re.findall(r'inline constexpr std::string_view (k\w+) = "([^"]*)";', text)
+    found = re.findall(r'inline constexpr std::string_view (k\w+) =\s*"([^"]*)";', text)
     return {value: name for name, value in found}
 
 

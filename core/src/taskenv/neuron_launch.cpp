@@ -27,7 +27,14 @@ std::string_view to_string(NeuronLaunch launch) { return name_of(neuron_launch_n
 NeuronLaunch resolve_neuron_launch(NeuronLaunch requested, const std::vector<std::string>& argv) {
   if (requested != NeuronLaunch::kAuto) return requested;
   if (argv.empty()) return NeuronLaunch::kPerCore;
-  if (std::filesystem::path(argv[0]).filename() == "torchrun") return NeuronLaunch::kTorchrun;
+  const auto program = std::filesystem::path(argv[0]).filename();
+  if (program == "torchrun") return NeuronLaunch::kTorchrun;
+  // trn-run's compile step: `trn-launcher compile-agent -- COMMAND` runs COMMAND under
+  // neuron_parallel_compile, so COMMAND decides.
+  if (program == "trn-launcher" && argv.size() > 2 && argv[1] == "compile-agent" &&
+      argv[2] == "--") {
+    return resolve_neuron_launch(requested, {argv.begin() + 3, argv.end()});
+  }
   if (is_python(argv[0])) {
     // python [options] -m torch.distributed.run ...
     const auto module = std::find(argv.begin() + 1, argv.end(), "-m");

@@ -7,9 +7,15 @@ source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/plugin_lib.sh"
 plugin_cluster_up 2 2:32:2 "fsroot=$fixtures/trn1.32xlarge"
 
-expect_neuron_world 32 -N2 --ntasks-per-node=32 --
-expect_neuron_world 32 -N2 --ntasks-per-node=16 --
-expect_neuron_world 32 -N2 --ntasks-per-node=1 -- torchrun --nproc_per_node=32 -r 1 -t 1 --no_python
+per_core=$(expect_neuron_world 32 -N2 --ntasks-per-node=32 --) || exit 1
+expect_neuron_world 32 -N2 --ntasks-per-node=16 -- >/dev/null || exit 1
+torchrun=$(expect_neuron_world 32 -N2 --ntasks-per-node=1 -- torchrun --nproc_per_node=32 -r 1 -t 1 --no_python) || exit 1
+# trn-run's compile step (one agent per node running neuron_parallel_compile over torchrun's
+# workers; the compiler double on PATH) traces the graphs of the same world as training.
+compile=$(expect_neuron_world 32 -N2 --ntasks-per-node=1 -- "$TRN_BUILD_DIR/bin/trn-launcher" compile-agent -- torchrun --nproc_per_node=32 -r 1 -t 1 --no_python) || exit 1
+compile=$(tail -n 1 <<<"$compile")
+expect_eq "$torchrun" "$per_core" "the torchrun world"
+expect_eq "$compile" "$per_core" "the compile step's world"
 
 # The double catches a world nobody described: per-core tasks told they run under torchrun
 # get no NEURON_PJRT_* from spank_trn, and torch-neuronx would see 64 worlds of one.
@@ -18,4 +24,4 @@ if pslurm srun -N2 --ntasks-per-node=32 --neuron-launch=torchrun "$neuron_world_
   "$neuron_world_double" check "$world" --cores-per-node 32 2>/dev/null; then
   fail "64 per-core workers without NEURON_PJRT_* were taken for one world"
 fi
-echo "ok: one world per-core (32 and 16 tasks per node) and under torchrun"
+echo "ok: $per_core, per-core (32 and 16 tasks per node), under torchrun and in the compile step"

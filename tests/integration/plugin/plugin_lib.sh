@@ -66,7 +66,9 @@ expect_neuron_world() {
   shift
   worker=("$@")
   world=$(mktemp -d "$scratch/world.XXXXXX")
-  pslurm srun "${srun_args[@]}" "${worker[@]}" "$neuron_world_double" record "$world" ||
+  # The doubles on PATH: the compile agent looks for neuron_parallel_compile.
+  pslurm env PATH="$TRN_SOURCE_DIR/tests/doubles:$PATH" srun "${srun_args[@]}" "${worker[@]}" \
+    "$neuron_world_double" record "$world" ||
     fail "srun ${srun_args[*]}: a worker did not join the world"
   "$neuron_world_double" check "$world" --cores-per-node "$cores" ||
     fail "srun ${srun_args[*]}: the workers did not form one world"

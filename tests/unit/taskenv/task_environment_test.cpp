@@ -208,6 +208,12 @@ TEST(NeuronLaunch, AutoFindsTorchrunInTheTaskCommand) {
   EXPECT_EQ(resolved({"python3", "-m", "trn_trainer"}), NeuronLaunch::kPerCore);
   EXPECT_EQ(resolved({"bash", "-c", "torchrun x"}), NeuronLaunch::kPerCore);
   EXPECT_EQ(resolved({}), NeuronLaunch::kPerCore);
+  // trn-run's compile step traces the training world through torchrun's workers.
+  EXPECT_EQ(resolved({"/usr/lib/trn-slurm/trn-launcher", "compile-agent", "--", "torchrun",
+                      "--nproc_per_node=32", "python3"}),
+            NeuronLaunch::kTorchrun);
+  EXPECT_EQ(resolved({"trn-launcher", "compile-agent", "--", "python3", "-m", "trn_trainer"}),
+            NeuronLaunch::kPerCore);
   EXPECT_EQ(resolve_neuron_launch(NeuronLaunch::kTorchrun, {"bash", "run.sh"}),
             NeuronLaunch::kTorchrun);
   EXPECT_EQ(parse_neuron_launch("per-core", "--neuron-launch"), NeuronLaunch::kPerCore);

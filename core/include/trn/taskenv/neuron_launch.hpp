@@ -19,7 +19,8 @@ NeuronLaunch parse_neuron_launch(std::string_view text, std::string_view what);
 std::string_view to_string(NeuronLaunch launch);
 
 // auto resolved from the task's argv: torchrun (any path) or `python -m torch.distributed.run`
-// is torchrun; anything else (the worker itself, a wrapper script) is per-core.
+// is torchrun, and so is trn-run's compile agent running torchrun; anything else (the worker
+// itself, a wrapper script) is per-core.
 NeuronLaunch resolve_neuron_launch(NeuronLaunch requested, const std::vector<std::string>& argv);
 
 }  // namespace trn::taskenv
