@@ -116,6 +116,13 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto& plan = *request.plan;
   CompilePhaseResult result;
   const auto compiler = find_neuron_parallel_compile();
+  if (!compiler && plan.neuron_devices) {
+    // Training would compile every graph on every worker at its first step, or fail there.
+    throw Error(
+        "neuron_parallel_compile is not installed on this Neuron node (not on PATH, not in "
+        "/opt/aws/neuron/bin): it comes with torch-neuronx; install the training environment "
+        "(pcluster-configs/install/trn-slurm-install.sh) or put its bin directory on PATH");
+  }
   if (!compiler) {
     std::cout << "trn-run: neuron_parallel_compile is not installed: compile phase skipped (CPU or "
                  "GPU run)\n";

@@ -36,3 +36,12 @@ for asked in 4 1; do
     fail "--nodes $asked in a 2-node job: $(cat "$scratch/trn-run-$job.out")"
   echo "ok: --nodes $asked in a 2-node job refused"
 done
+
+# On Neuron nodes (the trn1.32xlarge fixture) without neuron_parallel_compile the compile phase
+# is an install error, not a skipped "CPU or GPU run".
+job=$(slurm_with_tools sbatch --parsable --nodes=1 -D "$scratch" trn-run bert_tiny --set micro_batch=2 --fsroot "$TRN_SOURCE_DIR/tests/fixtures/trn1.32xlarge" --data "$(test_data_dir)")
+job_end_state "$job" >/dev/null
+expect_eq "$(slurm scontrol show job -o "$job" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2)" "2:0" "exit code without neuron_parallel_compile on a Neuron node"
+grep -q "neuron_parallel_compile is not installed on this Neuron node" "$scratch/trn-run-$job.out" ||
+  fail "no install error without neuron_parallel_compile: $(cat "$scratch/trn-run-$job.out")"
+echo "ok: a Neuron node without neuron_parallel_compile is an install error"
