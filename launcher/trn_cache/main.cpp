@@ -20,6 +20,7 @@
 
 #include "common/exit_codes.hpp"
 #include "trn/cache/clear_locks.hpp"
+#include "trn/cache/compiler_flags.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/prune.hpp"
 #include "trn/cache/scan.hpp"
@@ -70,6 +71,14 @@ struct UsageError {
 std::filesystem::path local_root() {
   return cache::compiler_cache_root(trn::env_value(trn::env::kNeuronCcFlags),
                                     trn::env_value(trn::env::kNeuronCompileCacheUrl));
+}
+
+// Whether the local cache was named (NEURON_CC_FLAGS --cache_dir or NEURON_COMPILE_CACHE_URL)
+// rather than Neuron's default folder.
+bool local_root_named() {
+  const auto flags = trn::env_value(trn::env::kNeuronCcFlags);
+  const auto url = trn::env_value(trn::env::kNeuronCompileCacheUrl);
+  return (url && !url->empty()) || (flags && cache::cache_dir_in_flags(*flags));
 }
 
 std::filesystem::path root_option(const po::variables_map& options, const char* name) {
@@ -196,8 +205,29 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
   if (options.count(pulling ? "from" : "to") == 0U) {
     throw UsageError{command + " needs " + (pulling ? "--from SHARED" : "--to SHARED")};
   }
+  for (const char* name : {"from", "to"}) {
+    if (options.count(name) == 0U) continue;
+    const auto& given = options[name].as<std::string>();
+    if (given.find("://") != std::string::npos) {
+      throw UsageError{"--" + std::string(name) + " " + given +
+                       ": trn-cache copies between folders only; sync an S3 cache with `aws s3 "
+                       "sync`, or give the runtime the URL itself in NEURON_COMPILE_CACHE_URL"};
+    }
+  }
+  if (pulling && options.count("to") == 0U && !local_root_named()) {
+    // Neuron's default folder is also spank_trn's node-local tier, whose per-user folders the
+    // plugin makes as root: a pull there by hand would make the tier the caller's.
+    throw UsageError{
+        "pull needs a destination: NEURON_COMPILE_CACHE_URL is unset (spank_trn sets it in "
+        "job steps); run it in a step (srun trn-cache pull ...) or pass --to DIR"};
+  }
   const auto from = root_option(options, "from");
   const auto to = root_option(options, "to");
+  std::error_code error;
+  if (pulling && !std::filesystem::is_directory(from, error)) {
+    throw UsageError{"--from " + from.string() +
+                     " is not an existing folder: check the path of the shared cache"};
+  }
   cache::TransferOptions transfer;
   if (options.count("compiler-version") != 0U) {
     transfer.compiler_version = options["compiler-version"].as<std::string>();
@@ -210,8 +240,15 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
     json["from"] = from.string();
     json["to"] = to.string();
     json["seconds"] = took.count();
+    json["bad"] = nlohmann::json::array();
+    for (const auto& bad : report.bad) {
+      json["bad"].push_back({{"path", bad.path.string()}, {"reason", bad.reason}});
+    }
     std::cout << json.dump(2) << '\n';
     return kSuccess;
+  }
+  for (const auto& bad : report.bad) {
+    std::cout << "trn-cache: skipped " << bad.path.string() << ": " << bad.reason << '\n';
   }
   if (!report.source_exists) {
     std::cout << "trn-cache: nothing to " << command << ": " << from.string()
@@ -224,7 +261,8 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
             << " (" << cache::format_bytes(report.copied_bytes) << ") from " << from.string()
             << " to " << to.string() << "; skipped " << report.skipped() << " (present "
             << report.present << ", not complete " << report.not_complete << ", busy "
-            << report.busy << ", vanished " << report.vanished << ") in " << seconds << " s\n";
+            << report.busy << ", vanished " << report.vanished << ", bad " << report.bad.size()
+            << ") in " << seconds << " s\n";
   return kSuccess;
 }
 

@@ -83,6 +83,11 @@ nlohmann::json pull_cache(const CompileRequest& request) {
                  "or pass --cache-shared DIR)\n";
     return {{"skipped", "no shared tier"}};
   }
+  if (!std::filesystem::is_directory(*request.tiers.shared)) {
+    std::cout << "trn-run: cache pull skipped: the shared tier " << request.tiers.shared->string()
+              << " does not exist yet (the first compile fills it)\n";
+    return {{"skipped", "shared tier missing"}};
+  }
   // One report per node, in a file of its own: trn-cache prints a multi-line JSON document.
   const auto log_dir = request.plan->run_dir / "logs";
   auto argv = one_task_per_node(*request.plan);

@@ -107,6 +107,67 @@ std::size_t remove_stale_temps(const std::filesystem::path& version_dir,
   return removed;
 }
 
+// One module folder of the source version: copied, counted as present, or skipped.
+void transfer_entry(const detail::OpenDirectory& source_dir, const detail::OpenDirectory& target,
+                    const std::filesystem::path& source_version_dir,
+                    const std::filesystem::path& target_version_dir, const std::string& name,
+                    bool listed, Direction direction, TransferReport& report) {
+  const auto target_path = target_version_dir / name;
+  const auto target_info = target.stat_of(name);
+  if (target_info && !S_ISDIR(target_info->st_mode)) {
+    throw Error(target_path.string() +
+                " is not a folder, so the entry cannot be put there: remove it (the compiler "
+                "recreates it as a folder)");
+  }
+  if (listed) {
+    if (const auto bytes = present_in_both(source_dir, target, name)) {
+      report.present++;
+      report.present_bytes += *bytes;
+      return;
+    }
+  }
+  const auto source = read_entry(source_version_dir / name);
+  if (!source) return;
+  if (source->state != EntryState::kDone) {
+    report.not_complete++;
+    report.not_complete_bytes += source->bytes;
+    return;
+  }
+  bool replace = false;
+  // Listed at the start, or put there since by a transfer on another node (shared tier).
+  if (listed || target_info) {
+    const auto existing = read_entry(target_path);
+    if (existing && existing->state == EntryState::kLocked) {
+      report.busy++;
+      report.busy_bytes += source->bytes;
+      return;
+    }
+    const bool same = existing && existing->state == EntryState::kDone &&
+                      existing->neff_bytes == source->neff_bytes;
+    if (same ||
+        (existing && existing->state == EntryState::kDone && direction == Direction::kPush)) {
+      report.present++;  // (a push never overwrites a complete shared entry)
+      report.present_bytes += source->bytes;
+      return;
+    }
+    replace = existing.has_value();
+  }
+  std::uintmax_t bytes = 0;
+  const auto staged = stage_copy(*source, target_version_dir, &bytes);
+  if (!staged) {
+    report.vanished++;
+    return;
+  }
+  if (!install(*staged, target_path, replace)) {
+    report.present++;  // a concurrent transfer installed it first
+    report.present_bytes += source->bytes;
+    return;
+  }
+  report.copied++;
+  report.copied_bytes += bytes;
+  if (replace) report.replaced++;
+}
+
 void transfer_version(const std::filesystem::path& source_version_dir,
                       const std::filesystem::path& target_version_dir, Direction direction,
                       TransferReport& report) {
@@ -131,54 +192,13 @@ void transfer_version(const std::filesystem::path& source_version_dir,
 
   for (const auto& module : modules) {
     if (!module.is_dir || !is_module_dir_name(module.name)) continue;
-    if (target_names.count(module.name) != 0U) {
-      if (const auto bytes = present_in_both(*source_dir, *target, module.name)) {
-        report.present++;
-        report.present_bytes += *bytes;
-        continue;
-      }
+    try {
+      transfer_entry(*source_dir, *target, source_version_dir, target_version_dir, module.name,
+                     target_names.count(module.name) != 0U, direction, report);
+    } catch (const Error& e) {
+      // One bad entry must not cost every other entry its copy (and a recompile).
+      report.bad.push_back({source_version_dir / module.name, e.what()});
     }
-    const auto source = read_entry(source_version_dir / module.name);
-    if (!source) continue;
-    if (source->state != EntryState::kDone) {
-      report.not_complete++;
-      report.not_complete_bytes += source->bytes;
-      continue;
-    }
-    const auto target_path = target_version_dir / module.name;
-    bool replace = false;
-    // Listed at the start, or put there since by a transfer on another node (shared tier).
-    if (target_names.count(module.name) != 0U || target->stat_of(module.name)) {
-      const auto existing = read_entry(target_path);
-      if (existing && existing->state == EntryState::kLocked) {
-        report.busy++;
-        report.busy_bytes += source->bytes;
-        continue;
-      }
-      const bool same = existing && existing->state == EntryState::kDone &&
-                        existing->neff_bytes == source->neff_bytes;
-      if (same ||
-          (existing && existing->state == EntryState::kDone && direction == Direction::kPush)) {
-        report.present++;  // (a push never overwrites a complete shared entry)
-        report.present_bytes += source->bytes;
-        continue;
-      }
-      replace = existing.has_value();
-    }
-    std::uintmax_t bytes = 0;
-    const auto staged = stage_copy(*source, target_version_dir, &bytes);
-    if (!staged) {
-      report.vanished++;
-      continue;
-    }
-    if (!install(*staged, target_path, replace)) {
-      report.present++;  // a concurrent transfer installed it first
-      report.present_bytes += source->bytes;
-      continue;
-    }
-    report.copied++;
-    report.copied_bytes += bytes;
-    if (replace) report.replaced++;
   }
 }
 

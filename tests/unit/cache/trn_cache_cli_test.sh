@@ -83,9 +83,40 @@ diff -r "$work/cache/neuronxcc-2.14.213.0+013d129b" "$work/local/neuronxcc-2.14.
   2>/dev/null | grep -q "^Only in $work/cache" || fail "failed entries must stay behind"
 out=$(NEURON_COMPILE_CACHE_URL=$work/local "$trn_cache" push --to "$work/shared" --json)
 expect_eq "$(json 'd["copied"]["entries"]' <<<"$out")" 7 "push from the default local root"
-out=$("$trn_cache" pull --from "$work/nowhere" --to "$work/local")
-expect_eq "$?" 0 "pull from a missing shared tier"
-grep -q "nothing to pull" <<<"$out" || fail "missing source message: $out"
+# A mistyped shared tier or an S3 URL is an error, not a silent success.
+out=$("$trn_cache" pull --from "$work/nowhere" --to "$work/local" 2>&1)
+expect_eq "$?" 2 "pull from a missing shared tier"
+grep -q "nowhere is not an existing folder" <<<"$out" || fail "missing source message: $out"
+out=$("$trn_cache" pull --from s3://bucket/neuron-cache --to "$work/local" 2>&1)
+expect_eq "$?" 2 "pull from s3://"
+grep -q "folders only; sync an S3 cache" <<<"$out" || fail "s3 source message: $out"
+# Outside a job step (no NEURON_COMPILE_CACHE_URL) a pull does not make Neuron's default folder,
+# which is also spank_trn's node-local tier.
+out=$(env -u NEURON_COMPILE_CACHE_URL "$trn_cache" pull --from "$work/cache" 2>&1)
+expect_eq "$?" 2 "pull without a destination outside a step"
+grep -q "pass --to DIR" <<<"$out" || fail "no destination message: $out"
+# One odd local entry (a file where an entry's folder belongs) and one unreadable source file
+# are skipped and named; every other entry is still pulled.
+version=neuronxcc-2.14.213.0+013d129b
+mkdir -p "$work/odd/$version"
+odd=$(basename "$(ls -d "$work/cache/$version/MODULE_"* | head -1)")
+touch "$work/odd/$version/$odd"
+out=$("$trn_cache" pull --from "$work/cache" --to "$work/odd" 2>&1)
+expect_eq "$?" 0 "pull with one odd local entry"
+grep -q "skipped $work/cache/$version/$odd: $work/odd/$version/$odd is not a folder" <<<"$out" ||
+  fail "odd local entry message: $out"
+grep -q "pulled 6 entries" <<<"$out" || fail "the other entries were not pulled: $out"
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+  chmod 755 "$work"
+  cp -a "$work/cache" "$work/unreadable" && mkdir "$work/mine" && chown 65534 "$work/mine"
+  chmod -R a+rX "$work/unreadable"
+  chmod 000 "$(ls -d "$work/unreadable/$version/MODULE_"*/model.neff | head -1)"
+  out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+    "$trn_cache" pull --from "$work/unreadable" --to "$work/mine" 2>&1)
+  expect_eq "$?" 0 "pull with one unreadable file"
+  grep -q "skipped .*model.neff" <<<"$out" || fail "unreadable entry message: $out"
+  grep -q "pulled 6 entries" <<<"$out" || fail "the readable entries were not pulled: $out"
+fi
 
 # --- prune ---
 out=$("$trn_cache" prune --failed)

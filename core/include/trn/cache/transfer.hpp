@@ -28,8 +28,15 @@ struct TransferReport {
   std::size_t vanished = 0;             // removed from the source while being copied
   std::size_t stale_temps_removed = 0;  // leftovers of killed copies, cleaned up
   bool source_exists = true;            // false: the source root is missing; nothing done
+  // Entries that could not be copied (an unreadable file, a file where the destination's
+  // folder should be): each skipped with its reason, the others still copied.
+  struct BadEntry {
+    std::filesystem::path path;
+    std::string reason;
+  };
+  std::vector<BadEntry> bad;
 
-  std::size_t skipped() const { return present + not_complete + busy + vanished; }
+  std::size_t skipped() const { return present + not_complete + busy + vanished + bad.size(); }
   std::uintmax_t skipped_bytes() const { return present_bytes + not_complete_bytes + busy_bytes; }
 };
 
@@ -39,7 +46,8 @@ struct TransferReport {
 // into place, so a killed copy never leaves a half-written entry; the next transfer deletes
 // such leftovers. Unchanged entries are compared by presence, model.done and model.neff size
 // only, never by content. A missing destination is created; a missing source is reported
-// (source_exists = false), not thrown. I/O errors throw trn::Error.
+// (source_exists = false), not thrown. An entry that cannot be read or put in place is skipped
+// and listed in `bad`; errors of the roots themselves throw trn::Error.
 TransferReport pull(const std::filesystem::path& shared_root,
                     const std::filesystem::path& local_root, const TransferOptions& options = {});
 
