@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/version.hpp"
 #include "trn/cache/clear_locks.hpp"
 #include "trn/cache/compiler_flags.hpp"
 #include "trn/cache/layout.hpp"
@@ -321,6 +322,10 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (trn::launcher::asks_for_version({argv + 1, argv + argc})) {
+    trn::launcher::print_version("trn-cache");
+    return kSuccess;
+  }
   try {
     return run(argc, argv);
   } catch (const UsageError& e) {

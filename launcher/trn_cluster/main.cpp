@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/version.hpp"
 #include "trn/common/error.hpp"
 #include "trn/pcluster/config_check.hpp"
 
@@ -30,6 +31,7 @@ const char* const usage_text =
     "             FAMILY.SIZE, or a trn*/inf* type trn-slurm does not know) as errors\n"
     "             (use before pcluster create-cluster)\n"
     "  -h, --help show this help\n"
+    "  --version  print the version\n"
     "\n"
     "Exit status: 0 clean (warnings allowed), 1 errors found, 2 usage or I/O error.\n";
 
@@ -67,6 +69,10 @@ int run_check(const std::vector<std::string>& files, bool strict) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (trn::launcher::asks_for_version({argv + 1, argv + argc})) {
+    trn::launcher::print_version("trn-cluster");
+    return kSuccess;
+  }
   po::options_description visible("options");
   visible.add_options()("help,h", "show this help")(
       "strict", "placeholders and mistyped instance types are errors");

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/version.hpp"
 #include "compile_phase.hpp"
 #include "node_facts.hpp"
 #include "run_command.hpp"
@@ -35,6 +36,10 @@ int main(int argc, char** argv) {
   const std::string command = args.empty() ? "" : args.front();
   const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1), args.end());
   const std::string tool = command == "compile" ? "trn-compile" : "trn-run";
+  if ((command == "run" || command == "compile") && trn::launcher::asks_for_version(rest)) {
+    trn::launcher::print_version(tool);
+    return trn::launcher::kSuccess;
+  }
   try {
     if (command == "run") return trn::launcher::run_command(rest, trn::launcher::Mode::kRun);
     if (command == "compile")

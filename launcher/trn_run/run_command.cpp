@@ -66,7 +66,19 @@ const char* const kUsage =
     "3 compilation failed; 4 a node failed and the job was requeued; 5 a node failed and no\n"
     "restart is left.\n";
 
-RunOptions parse_run_options(const std::vector<std::string>& args) {
+const char* const kCompileUsage =
+    "usage: srun trn-compile PROFILE [options] [-- trainer args]\n"
+    "       trn-compile PROFILE [options]      (in a batch script: starts the srun step itself)\n\n"
+    "Runs only trn-run's compile phase: neuron_parallel_compile around the profile's training\n"
+    "command for its compile_steps steps, one agent per node, so that the training job that\n"
+    "follows finds every graph in the compile cache. It plans exactly as trn-run does (same\n"
+    "profile, options and trainer arguments), pulls the shared cache tier first and pushes new\n"
+    "entries after. Without neuron_parallel_compile it exits 0 on CPU or GPU nodes and 2 on\n"
+    "Neuron nodes.\n\n"
+    "exit codes: 0 done (or nothing to compile); 2 bad input or no neuron_parallel_compile on a\n"
+    "Neuron node; 3 compilation failed.\n";
+
+RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   RunOptions options;
   std::vector<std::string> before_dashes;
   bool after_dashes = false;
@@ -117,10 +129,11 @@ RunOptions parse_run_options(const std::vector<std::string>& args) {
         values);
     po::notify(values);
   } catch (const po::error& error) {
-    throw Error(std::string(error.what()) + "; see trn-run --help");
+    throw Error(std::string(error.what()) + "; see " +
+                (mode == Mode::kCompile ? "trn-compile" : "trn-run") + " --help");
   }
   if (values.count("help")) {
-    std::cout << kUsage << '\n' << described;
+    std::cout << (mode == Mode::kCompile ? kCompileUsage : kUsage) << '\n' << described;
     std::exit(kSuccess);
   }
   if (options.profile.empty()) throw Error("no profile given; usage: trn-run PROFILE [options]");
@@ -219,7 +232,7 @@ int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocati
 
 int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto started = std::chrono::steady_clock::now();
-  const auto options = parse_run_options(args);
+  const auto options = parse_run_options(args, mode);
   const auto layout = install_layout();
   const auto env_lookup = [](const std::string& name) { return env_value(name); };
   const auto allocation = run::read_slurm_allocation(env_lookup);

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "common/exit_codes.hpp"
+#include "common/version.hpp"
 #include "options.hpp"
 #include "report.hpp"
 #include "trn/common/env_value.hpp"
@@ -42,6 +43,10 @@ topo_tool::Report build_report(topo_tool::Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (trn::launcher::asks_for_version({argv + 1, argv + argc})) {
+    trn::launcher::print_version("trn-topo");
+    return trn::launcher::kSuccess;
+  }
   try {
     auto options = topo_tool::parse_options(argc, argv);
     if (options.help) {

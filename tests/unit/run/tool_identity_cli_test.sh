@@ -1,0 +1,32 @@
+#!/bin/bash
+# Every tool answers --version with one line naming itself and the release, exit 0 (also
+# before a "--", and not after one: that belongs to the trainer), and trn-compile's --help is
+# its own, not trn-run's.
+# usage: tool_identity_cli_test.sh BIN_DIR VERSION
+set -u
+bin=$1
+version=$2
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+for tool in trn-run trn-compile trn-topo trn-cache trn-cluster; do
+  out=$("$bin/$tool" --version 2>&1)
+  code=$?
+  [ "$code" = 0 ] || fail "$tool --version exited $code: $out"
+  [ "$out" = "$tool (trn-slurm) $version" ] || fail "$tool --version printed '$out'"
+done
+out=$("$bin/trn-run" bert_tiny --nodes 1 --plan --version 2>&1)
+[ "$out" = "trn-run (trn-slurm) $version" ] || fail "trn-run PROFILE --version printed '$out'"
+out=$(env -u SLURM_JOB_ID "$bin/trn-run" bert_tiny --nodes 1 --plan -- --version 2>&1)
+case $out in *"trn-slurm) $version"*) fail "--version after -- was taken by trn-run: $out" ;; esac
+
+help=$("$bin/trn-compile" --help 2>&1) || fail "trn-compile --help exited $?"
+case $help in "usage: srun trn-compile PROFILE"*) ;; *) fail "trn-compile --help: $(head -n 2 <<<"$help")" ;; esac
+case $help in *"usage: trn-run"*) fail "trn-compile --help prints trn-run's usage" ;; esac
+err=$("$bin/trn-compile" --bogus 2>&1)
+case $err in *"see trn-compile --help"*) ;; *) fail "trn-compile's option error points elsewhere: $err" ;; esac
+help=$("$bin/trn-run" --help 2>&1)
+case $help in "usage: trn-run PROFILE"*) ;; *) fail "trn-run --help: $(head -n 1 <<<"$help")" ;; esac
+
+[ "$failures" = 0 ] && echo "ok"
+exit "$failures"
