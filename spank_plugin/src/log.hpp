@@ -10,8 +10,12 @@ namespace trn::spank {
 inline constexpr std::string_view kPrefix = "spank_trn: ";
 
 void log_error(std::string_view message);    // slurm_error: the user sees it
-void log_info(std::string_view message);     // slurm_info: the user sees it from srun/slurmstepd
-void log_verbose(std::string_view message);  // slurm_verbose: srun -v, SlurmdDebug=verbose
-void log_debug(std::string_view message);    // slurm_debug
+void log_info(std::string_view message);     // slurm_info: srun's terminal (local context), the
+                                             // slurmd log (slurmstepd)
+void log_verbose(std::string_view message);  // slurm_verbose: srun -v (local), SlurmdDebug=verbose
+// From task_init (a task process whose stderr is the user's): slurmstepd logs only errors to a
+// task's stderr, so a line for the user is written there directly, and to the log at info level.
+void tell_user_from_task(std::string_view message);
+void log_debug(std::string_view message);  // slurm_debug
 
 }  // namespace trn::spank

@@ -35,6 +35,9 @@ struct StepState {
   // For the user, from task 0's task_init: slurmstepd's messages before the tasks start reach
   // only the slurmd log.
   std::vector<std::string> warnings;
+  // The step's decisions (placement, launch, EFA, notes): logged at verbose level on the node,
+  // and repeated to the user from task 0 when srun runs with -v (see srun_verbose).
+  std::vector<std::string> decisions;
 };
 
 // One step per slurmstepd; tasks are forked from it and inherit the state.
@@ -180,13 +183,15 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
       step->env_options.efa != taskenv::EfaMode::kOff && !step->topology.efa_devices.empty();
   step->bind_affinity = config.real_root() && step->placement.bind_cpus;
 
-  for (const auto& note : step->placement.notes) log_verbose(note);
-  for (const auto& note : step->env.notes) log_verbose(note);
+  auto& decisions = step->decisions;
+  decisions.insert(decisions.end(), step->placement.notes.begin(), step->placement.notes.end());
+  decisions.insert(decisions.end(), step->env.notes.begin(), step->env.notes.end());
   if (config.cache_root) log_debug("shared compile-cache tier: " + *config.cache_root);
   if (!config.real_root() && step->placement.bind_cpus) {
     log_debug("fsroot=" + config.fsroot.string() + ": CPUs are recorded, tasks are not bound");
   }
-  log_verbose(summary(*step, source));
+  decisions.push_back(summary(*step, source));
+  for (const auto& decision : decisions) log_verbose(decision);
   return step;
 }
 
@@ -223,6 +228,14 @@ void task_init_privileged(spank_t handle) {
   }
 }
 
+// srun -v exports SRUN_DEBUG (Slurm's log level: 3 info, 4 verbose) to the tasks. Messages from
+// slurmstepd before the tasks start reach only the slurmd log, so task 0 repeats the step's
+// decisions on its stderr, which is the user's terminal.
+bool srun_verbose(const Host& host) {
+  const auto level = host.getenv("SRUN_DEBUG");
+  return level && level->size() == 1 && (*level)[0] >= '4' && (*level)[0] <= '9';
+}
+
 void task_init(spank_t handle) {
   if (!g_step && !g_failure) return;
   const Host host(handle);
@@ -256,9 +269,16 @@ void task_init(spank_t handle) {
       step->env, ids, [&host](const std::string& name) { return host.getenv(name); });
   for (const auto& var : env.set) host.setenv(var.name, var.value);
   if (ids.local_id == 0) {
-    for (const auto& warning : step->warnings) log_info("warning: " + warning);
-    for (const auto& warning : env.warnings) log_info("warning: " + warning);
-    if (!env.kept.empty()) log_verbose("kept as set by the user: " + joined(env.kept));
+    for (const auto& warning : step->warnings) tell_user_from_task("warning: " + warning);
+    for (const auto& warning : env.warnings) tell_user_from_task("warning: " + warning);
+    const bool verbose = srun_verbose(host);
+    if (verbose) {
+      for (const auto& decision : step->decisions) tell_user_from_task(decision);
+    }
+    if (!env.kept.empty()) {
+      const auto kept = "kept as set by the user: " + joined(env.kept);
+      verbose ? tell_user_from_task(kept) : log_verbose(kept);
+    }
   }
   if (step->bind_affinity) bind_task_to_cpus(step->placement.tasks.at(ids.local_id).cpus);
 }

@@ -34,4 +34,10 @@ for task in 0 1 2 3 4 5 6 7; do
 done
 # Two tasks on a node never share EFA devices' NeuronCores; the compile cache was made for root.
 [[ -d $scratch/cache/root && $(stat -c %U "$scratch/cache/root") == root ]] || fail "no per-user compile cache"
+# srun -v shows the plugin's decisions for the step on the terminal; plain srun does not.
+verbose=$(pslurm srun -v -N2 --ntasks-per-node=4 --neuron-cores-per-task=8 true 2>&1)
+grep -q "spank_trn: step .*4 task(s), 8 NeuronCore(s) each, per-core launch" <<<"$verbose" ||
+  fail "srun -v did not show the plugin's decisions: $verbose"
+quiet=$(pslurm srun -N2 --ntasks-per-node=4 --neuron-cores-per-task=8 true 2>&1)
+[[ $quiet != *"spank_trn: step"* ]] || fail "plain srun shows the plugin's decisions: $quiet"
 echo "ok: 8 tasks, rendezvous $first:$port, NEURON_RT_ROOT_COMM_ID=$comm"

@@ -152,6 +152,25 @@ TEST_F(RemoteStep, PerCoreTasksGetTheNeuronWorldAndTorchrunTasksDoNot) {
   EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESSES_NUM_DEVICES"), "32,32");
 }
 
+TEST_F(RemoteStep, SrunVerboseShowsTheDecisionsOnTheTerminal) {
+  // Plain srun (SRUN_DEBUG=3, info): the decisions stay in the slurmd log (verbose level).
+  set_up_step(1, 0, 2);
+  fake_spank::state().env["SRUN_DEBUG"] = "3";
+  StepRun run = run_step(plugin(), args_for("trn1.32xlarge"));
+  ASSERT_EQ(run.task_init[0], 0);
+  EXPECT_TRUE(fake_spank::log_lines("info", "NeuronCore(s) each").empty());
+  EXPECT_EQ(fake_spank::log_lines("verbose", "NeuronCore(s) each").size(), 1u);
+  // srun -v (SRUN_DEBUG=4): task 0 repeats them at info level, which reaches srun's stderr.
+  fake_spank::state().log.clear();
+  set_up_step(1, 0, 2);
+  fake_spank::state().env["SRUN_DEBUG"] = "4";
+  run = run_step(plugin(), args_for("trn1.32xlarge"));
+  ASSERT_EQ(run.task_init[0], 0);
+  const auto lines = fake_spank::log_lines("info", "spank_trn: step ");
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_THAT(lines[0], HasSubstr("16 NeuronCore(s) each, per-core launch, bind numa"));
+}
+
 TEST_F(RemoteStep, Trn1SmallInstanceHasNoEfa) {
   set_up_step(1, 0, 2, "localhost");
   const StepRun run = run_step(plugin(), args_for("trn1.2xlarge"));
