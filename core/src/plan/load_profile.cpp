@@ -31,7 +31,12 @@ class ProfileReader {
     if (node.IsSequence()) return "a list";
     if (node.IsMap()) return "a mapping";
     if (node.IsNull()) return "nothing";
-    return "'" + node.Scalar() + "'";
+    // A file that is no profile at all (/etc/passwd) reads as one long scalar: quote its start.
+    constexpr std::size_t kMaxQuoted = 60;
+    const std::string& text = node.Scalar();
+    if (text.size() <= kMaxQuoted) return "'" + text + "'";
+    return "'" + text.substr(0, kMaxQuoted) + "...' (" + std::to_string(text.size()) +
+           " characters)";
   }
 
   // For a key that wants one value: YAML reads an unquoted {placeholder} as a mapping.

@@ -217,3 +217,22 @@ TEST(ProfileYaml, FilesAreNamedAfterTheirStem) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ProfileYaml, AFileThatIsNoProfileIsQuotedShortly) {
+  std::string passwd;
+  for (int i = 0; i < 40; ++i) {
+    passwd += "user" + std::to_string(i) + ":x:" + std::to_string(1000 + i) +
+              ":100::/home/user:/bin/sh\n";
+  }
+  const auto message = error_of([&] { parse(passwd); });
+  EXPECT_THAT(message, StartsWith("p.yaml:1:1: a profile is a mapping of keys"));
+  EXPECT_THAT(message, HasSubstr("'user0:x:1000:100::/home/user:/bin/sh user1:x:1001:100::/home"
+                                 "...' (1509 characters)"));
+  EXPECT_LT(message.size(), 220u) << message;
+  // A short value is quoted whole.
+  EXPECT_THAT(error_of([&] { parse("a\n"); }), HasSubstr("got 'a'"));
+}
+
+}  // namespace
