@@ -46,6 +46,13 @@ command -v sbatch >/dev/null || die "sbatch not found: run this on a Slurm login
 output_root=$(realpath -m "$output_root")
 profile_name() { local name; name=$(basename "$1"); name=${name%.yaml}; echo "${name%.yml}"; }
 
+# Both phases are planned here first, so a mistyped profile or option is reported before
+# anything is queued.
+why=$(trn-run "$phase1" --nodes "$nodes" --plan "${phase1_args[@]}" "${common[@]}" 2>&1 >/dev/null) ||
+  die "nothing submitted: phase 1 does not plan: $why"
+why=$(trn-run "$phase2" --nodes "$nodes" --plan "${phase2_args[@]}" "${common[@]}" 2>&1 >/dev/null) ||
+  die "nothing submitted: phase 2 does not plan: $why"
+
 job1=$(sbatch --parsable --nodes="$nodes" "${sbatch_args[@]}" "$here/bert_phase1.sbatch" \
   "$phase1" --output-root "$output_root" "${phase1_args[@]}" "${common[@]}")
 job1=${job1%%;*}

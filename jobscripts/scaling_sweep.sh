@@ -39,6 +39,20 @@ read -r -a nodes <<<"${node_counts//,/ }"
 for n in "${nodes[@]}"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "--nodes: '$n' is not a node count"; done
 command -v sbatch >/dev/null || die "sbatch not found: run this on a Slurm login or head node"
 
+# Plan every node count here first: a mistyped profile or option fails them all and nothing is
+# queued (trn-run in a job reports it only once the job runs). A count that alone does not
+# work is still swept (its row shows trn-run's message), with a warning now.
+planned=0 why=
+for n in "${nodes[@]}"; do
+  if why_n=$(trn-run "$profile" --nodes "$n" --plan "$@" 2>&1 >/dev/null); then
+    planned=$((planned + 1))
+  else
+    why=$why_n
+    echo "scaling_sweep: warning: $n node(s) will fail: $why_n" >&2
+  fi
+done
+((planned)) || die "nothing submitted: no node count plans: $why"
+
 name=$(basename "$profile")
 name=${name%.yaml}
 name=${name%.yml}

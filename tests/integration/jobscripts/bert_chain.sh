@@ -42,13 +42,24 @@ assert steps[0]["loss"] < first1, (steps[0]["loss"], first1)
 print(f"phase 2 starts from phase 1's weights: first loss {steps[0]['loss']:.4f} vs {first1:.4f}")
 PY
 
-# A failed phase 1 (an unknown profile): phase 2 is cancelled, never run.
-out=$(slurm_with_tools "$chain" --nodes 1 --phase1 no_such_profile --phase2 bert_tiny \
+# A mistyped profile is reported before anything is queued.
+before=$(slurm squeue -h -o %i | wc -l)
+status=0
+err=$(slurm_with_tools "$chain" --nodes 1 --phase1 no_such_profile --phase2 bert_tiny \
+  --output-root "$scratch/runs" -- --data "$(test_data_dir)" --steps 4 2>&1) || status=$?
+expect_eq "$status" 2 "exit status of a chain with a mistyped profile"
+grep -q "nothing submitted: phase 1 does not plan: .*unknown profile 'no_such_profile'" <<<"$err" ||
+  fail "mistyped profile in a chain: $err"
+expect_eq "$(slurm squeue -h -o %i | wc -l)" "$before" "jobs queued by a chain with a mistyped profile"
+
+# A phase 1 that plans but fails when it runs: phase 2 is cancelled, never run.
+printf 'command: /bin/false\nmicro_batch: 8\nglobal_batch: 64\nsteps: 4\ncpu_workers_per_node: 1\n' \
+  >"$scratch/failing.yaml"
+out=$(slurm_with_tools "$chain" --nodes 1 --phase1 "$scratch/failing.yaml" --phase2 bert_tiny \
   --output-root "$scratch/runs" --sbatch-arg --chdir="$scratch" -- --data "$(test_data_dir)" --steps 4)
 read -r _ job1 _ <<<"$(grep '^phase1 ' <<<"$out")"
 read -r _ job2 run2 <<<"$(grep '^phase2 ' <<<"$out")"
 expect_eq "$(job_end_state "$job1")" FAILED "state of the phase 1 that fails"
 expect_eq "$(job_end_state "$job2")" CANCELLED "state of phase 2 after phase 1 failed"
 [[ ! -e $run2 ]] || fail "phase 2 ran although phase 1 failed"
-grep -q "unknown profile 'no_such_profile'" "$scratch/bert-ph1-$job1.out" || fail "phase 1's error is not in its output"
 echo "ok"

@@ -55,3 +55,13 @@ width, height = struct.unpack(">II", png[16:24])
 assert (width, height) == (1100, 420), (width, height)
 print(f"ok: table, json and a {width}x{height} plot; 3 nodes: {rows[3]['reason']}")
 PY
+
+# A mistyped profile is reported before anything is queued.
+before=$(slurm squeue -h -o %i | wc -l)
+status=0
+err=$(slurm_with_tools "$TRN_SOURCE_DIR/jobscripts/scaling_sweep.sh" --nodes "1 2" \
+  --output-root "$scratch/runs" bert_tinny --data "$(test_data_dir)" 2>&1) || status=$?
+expect_eq "$status" 2 "exit status of a sweep with a mistyped profile"
+grep -q "nothing submitted: .*unknown profile 'bert_tinny'" <<<"$err" || fail "mistyped profile in a sweep: $err"
+expect_eq "$(slurm squeue -h -o %i | wc -l)" "$before" "jobs queued by a sweep with a mistyped profile"
+echo "ok: a mistyped profile queues nothing"
