@@ -24,8 +24,8 @@ namespace trn::launcher {
 namespace {
 
 // neuron_parallel_compile on PATH, else where the Neuron SDK installs it.
-std::optional<std::filesystem::path> find_neuron_parallel_compile() {
-  const auto path = env_value("PATH").value_or("");
+// Looks on `path` (a PATH value), then in the SDK's folder.
+std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::string& path) {
   std::istringstream dirs(path);
   std::string dir;
   while (std::getline(dirs, dir, ':')) {
@@ -120,7 +120,10 @@ nlohmann::json pull_cache(const CompileRequest& request) {
 CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto& plan = *request.plan;
   CompilePhaseResult result;
-  const auto compiler = find_neuron_parallel_compile();
+  // The steps' PATH: the training environment's bin folder comes first there.
+  const auto step_path = request.env.find(std::string(trn::env::kPath));
+  const auto compiler = find_neuron_parallel_compile(
+      step_path != request.env.end() ? step_path->second : env_value(trn::env::kPath).value_or(""));
   if (!compiler && plan.neuron_devices) {
     // Training would compile every graph on every worker at its first step, or fail there.
     throw Error(
@@ -201,7 +204,7 @@ std::vector<std::string> compile_task_command(const plan::Plan& plan) {
 
 int compile_agent(const std::vector<std::string>& task_command,
                   const std::map<std::string, std::string>& env) {
-  const auto compiler = find_neuron_parallel_compile();
+  const auto compiler = find_neuron_parallel_compile(env_value(trn::env::kPath).value_or(""));
   if (!compiler) {
     std::cerr << "trn-compile: neuron_parallel_compile is not installed on this node\n";
     return kBadInput;

@@ -1,6 +1,20 @@
 #include "install_layout.hpp"
 
+#include <unistd.h>
+
+#include <string>
+#include <string_view>
+
+#include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
+
 namespace trn::launcher {
+namespace {
+
+// Where pcluster-configs/install/versions.env puts it (TRN_TRAINING_VENV there).
+constexpr std::string_view kDefaultTrainingVenv = "/opt/trn-slurm/venv";
+
+}  // namespace
 
 InstallLayout install_layout() {
   InstallLayout layout;
@@ -14,6 +28,15 @@ InstallLayout install_layout() {
     layout.trainer_dir = TRN_SOURCE_DIR "/trainer";
   }
   return layout;
+}
+
+std::optional<std::filesystem::path> training_venv_bin() {
+  const std::string venv =
+      env_value(trn::env::kTrnTrainingVenv).value_or(std::string(kDefaultTrainingVenv));
+  if (venv.empty()) return std::nullopt;
+  const auto bin = std::filesystem::path(venv) / "bin";
+  if (::access((bin / "python3").c_str(), X_OK) != 0) return std::nullopt;
+  return bin;
 }
 
 }  // namespace trn::launcher

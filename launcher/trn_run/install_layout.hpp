@@ -1,6 +1,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 namespace trn::launcher {
@@ -14,5 +15,10 @@ struct InstallLayout {
 };
 
 InstallLayout install_layout();
+
+// The cluster install's training environment (TRN_TRAINING_VENV, default /opt/trn-slurm/venv)
+// as its bin folder, when it holds a python3; none on machines without one (CPU runs use the
+// system's python3).
+std::optional<std::filesystem::path> training_venv_bin();
 
 }  // namespace trn::launcher

@@ -189,6 +189,14 @@ std::map<std::string, std::string> step_environment(const plan::Plan& plan,
     python_path += ":" + *existing;
   }
   env.emplace(trn::env::kPythonPath, python_path);
+  // The training environment of the cluster install (torch-neuronx, neuronx-cc, torchrun,
+  // neuron_parallel_compile): its bin folder first on every step's PATH.
+  if (const auto venv_bin = training_venv_bin()) {
+    const auto it = env.find(std::string(trn::env::kPath));
+    const auto rest =
+        it != env.end() ? it->second : env_value(trn::env::kPath).value_or("/usr/bin:/bin");
+    env[std::string(trn::env::kPath)] = venv_bin->string() + ":" + rest;
+  }
   return env;
 }
 

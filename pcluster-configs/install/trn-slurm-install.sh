@@ -7,8 +7,9 @@
 #                 (<slurm> is NFS-shared with every node); the shared cache tier; trn.conf in
 #                 <slurm>/etc/plugstack.conf.d and its include in plugstack.conf;
 #                 scontrol reconfigure.
-#   compute node: Neuron driver, runtime, collectives and tools and EFA when missing (pinned
-#                 in versions.env); the node-local cache tier on the instance-store NVMe;
+#   compute node: Neuron driver, runtime, collectives and tools and EFA when missing, and the
+#                 Python training stack in one virtual environment (all pinned in
+#                 versions.env; --dry-run lists them); the node-local cache tier on the instance-store NVMe;
 #                 checks that the head node's install is visible; restarts slurmd.
 #   login node:   checks that the head node's install is visible.
 #
@@ -31,6 +32,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/packages.sh"
 # shellcheck source=lib/build.sh
 . "$here/lib/build.sh"
+# shellcheck source=lib/training_stack.sh
+. "$here/lib/training_stack.sh"
 
 usage() {
   cat <<'USAGE'
@@ -42,6 +45,8 @@ usage: trn-slurm-install.sh [options]
   --local-cache DIR               node-local compile-cache tier (default /scratch/neuron-cache)
   --plugin FILE                   install this prebuilt spank_trn.so instead of building
   --test-root DIR                 test mode: no AWS-only steps, every path under DIR
+  --dry-run                       print what a compute node gets (Neuron packages, the Python
+                                  training stack and its environment) and change nothing
 USAGE
 }
 
@@ -52,6 +57,7 @@ cache_root=/fsx/neuron-cache
 local_cache=/scratch/neuron-cache
 plugin=
 test_root=${TRN_INSTALL_TEST_ROOT:-}
+dry_run=
 
 while (($#)); do
   case $1 in
@@ -68,6 +74,7 @@ while (($#)); do
       esac
       shift 2
       ;;
+    --dry-run) dry_run=1; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "trn-slurm-install: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -83,6 +90,10 @@ fi
 slurm_root=$root$slurm_root
 cache_root=$root$cache_root
 local_cache=$root$local_cache
+if [[ -n $dry_run ]]; then
+  trn_print_install_plan "$TRN_TRAINING_VENV"
+  exit 0
+fi
 export TRN_INSTALL_LOG=${TRN_INSTALL_LOG:-$root/var/log/trn-slurm-install.log}
 [[ -n ${TRN_INSTALL_LOGGING:-} ]] || trn_log_to_file "$TRN_INSTALL_LOG"
 export TRN_INSTALL_LOGGING=1
@@ -141,6 +152,7 @@ setup_compute_node() {
   if ! trn_test_mode; then
     trn_install_neuron
     trn_install_efa
+    trn_install_training_stack "$TRN_TRAINING_VENV"
   fi
   # Node-local tier on the instance-store NVMe; spank_trn's job prolog makes per-user
   # directories inside it, so it stays root-owned.

@@ -46,3 +46,5 @@ TRN_EFA_DEVICES = "TRN_EFA_DEVICES"
 
 # Set by trn-run for every step it starts, so that the workers import the installed trainer.
 PYTHONPATH = "PYTHONPATH"
+PATH = "PATH"
+TRN_TRAINING_VENV = "TRN_TRAINING_VENV"

@@ -52,5 +52,8 @@ inline constexpr std::string_view kTrnEfaDevices = "TRN_EFA_DEVICES";
 
 // Set by trn-run for every step it starts, so that the workers import the installed trainer.
 inline constexpr std::string_view kPythonPath = "PYTHONPATH";
+inline constexpr std::string_view kPath = "PATH";
+// The Python training environment the cluster install made (pcluster-configs/install).
+inline constexpr std::string_view kTrnTrainingVenv = "TRN_TRAINING_VENV";
 
 }  // namespace trn::env
