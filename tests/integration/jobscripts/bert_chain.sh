@@ -53,8 +53,15 @@ grep -q "nothing submitted: phase 1 does not plan: .*unknown profile 'no_such_pr
 expect_eq "$(slurm squeue -h -o %i | wc -l)" "$before" "jobs queued by a chain with a mistyped profile"
 
 # A phase 1 that plans but fails when it runs: phase 2 is cancelled, never run.
-printf 'command: /bin/false\nmicro_batch: 8\nglobal_batch: 64\nsteps: 4\ncpu_workers_per_node: 1\n' \
-  >"$scratch/failing.yaml"
+# (The same exception on every rank: a user error, never requeued.)
+cat >"$scratch/failing.yaml" <<'YAML'
+command: [python3, -c, "raise ValueError('phase 1 fails on purpose')"]
+micro_batch: 8
+global_batch: 64
+steps: 4
+cpu_workers_per_node: 1
+max_restarts: 0
+YAML
 out=$(slurm_with_tools "$chain" --nodes 1 --phase1 "$scratch/failing.yaml" --phase2 bert_tiny \
   --output-root "$scratch/runs" --sbatch-arg --chdir="$scratch" -- --data "$(test_data_dir)" --steps 4)
 read -r _ job1 _ <<<"$(grep '^phase1 ' <<<"$out")"
@@ -62,4 +69,5 @@ read -r _ job2 run2 <<<"$(grep '^phase2 ' <<<"$out")"
 expect_eq "$(job_end_state "$job1")" FAILED "state of the phase 1 that fails"
 expect_eq "$(job_end_state "$job2")" CANCELLED "state of phase 2 after phase 1 failed"
 [[ ! -e $run2 ]] || fail "phase 2 ran although phase 1 failed"
+grep -q "phase 1 fails on purpose" "$scratch/bert-ph1-$job1.out" || fail "phase 1's error is not in its output"
 echo "ok"

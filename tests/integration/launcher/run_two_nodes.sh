@@ -4,7 +4,12 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 cd "$scratch"
-job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" \
+# A training environment as the cluster install makes one (TRN_TRAINING_VENV): its python3, a
+# wrapper that records each start, must be the one every worker runs.
+mkdir -p "$scratch/venv/bin"
+printf '#!/bin/sh\necho "$(hostname) $$" >>"%s"\nexec /usr/bin/python3 "$@"\n' "$scratch/venv-starts" >"$scratch/venv/bin/python3"
+chmod +x "$scratch/venv/bin/python3"
+job=$(TRN_TRAINING_VENV=$scratch/venv slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" \
   trn-run bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 10)
 wait_job "$job" >/dev/null
 run="$scratch/runs/bert_tiny-$job"
@@ -18,4 +23,5 @@ expect_eq "$(json_field "$run/plan.json" "d['global_batch']")" \
 expect_eq "$(json_field "$run/results.json" "d['plan']['grad_accum']")" "$(json_field "$run/plan.json" "d['grad_accum']")" "results carry the plan"
 expect_eq "$(ls "$run"/logs/train_*_2.log | wc -l)" 2 "per-node training logs"
 grep -q "step .*/" "$scratch/trn-run-$job.out" || fail "rank 0's progress lines are not in the job output"
+expect_eq "$(cut -d' ' -f1 "$scratch/venv-starts" 2>/dev/null | sort -u | wc -l)" 2 "nodes whose workers ran the training environment's python3"
 echo "ok: $(json_field "$run/plan.json" "'accum %d x micro %d = %d' % (d['grad_accum'], d['micro_batch'], d['global_batch'])")"
