@@ -42,8 +42,21 @@ class Device:
         )
 
     def all_reduce_sum_(self, tensor):
-        """In-place sum over all processes (called once per optimizer step by GradientReducer)."""
+        """In-place sum over all processes."""
         dist.all_reduce(tensor, op=dist.ReduceOp.SUM)
+
+    def all_reduce_gradients_(self, grads, scalars):
+        """Sum the gradients (in place) and the 1-D tensor `scalars` over all processes, once
+        per optimizer step; returns the summed scalars. Here: one flat buffer, one collective."""
+        dtype = grads[0].dtype
+        flat = torch.cat([g.reshape(-1) for g in grads] + [scalars.to(dtype)])
+        self.all_reduce_sum_(flat)
+        offset = 0
+        for g in grads:
+            n = g.numel()
+            g.copy_(flat[offset:offset + n].view_as(g))
+            offset += n
+        return flat[offset:].to(scalars.dtype)
 
     def barrier(self):
         if self.env.distributed and dist.is_initialized():
@@ -56,6 +69,10 @@ class Device:
     # -- execution -------------------------------------------------------------------------
     def autocast(self):
         return contextlib.nullcontext()
+
+    def micro_step_end(self):
+        """Called after each micro-step's backward (XLA cuts its graph here, so that the graphs
+        are the same whatever the accumulation)."""
 
     def step_end(self):
         """Called after each optimizer step (XLA cuts and launches its graph here)."""

@@ -27,9 +27,17 @@ def check_step(step, loss, grad_norm, lr):
                         f"diverged and stops without saving this step; {_ADVICE}")
 
 
-def check_weights(step, params):
-    """Before a checkpoint: the weights after `step` must all be finite (one host read)."""
-    finite = torch.stack([torch.isfinite(p.detach()).all() for p in params]).all()
+def weights_finite(params):
+    """Whether every weight is finite, as a device tensor: computed in the step's own graph and
+    read after it ran (check_weights), so the check costs no graph of its own on XLA."""
+    return torch.stack([torch.isfinite(p.detach()).all() for p in params]).all()
+
+
+def check_weights(step, params, finite=None):
+    """Before a checkpoint: the weights after `step` must all be finite (one host read of
+    `finite`, from weights_finite, computed here when not given)."""
+    if finite is None:
+        finite = weights_finite(params)
     if not bool(finite):
         raise DivergedError(f"step {step}: the weights are no longer finite, at a finite loss: "
                             f"training diverged and stops without saving this step; {_ADVICE}")

@@ -32,6 +32,7 @@ def train_step(run, global_batch, grad_clip):
         (mlm + nsp).backward()
         mlm_total += mlm.detach().to(acc_dtype)
         nsp_total += nsp.detach().to(acc_dtype)
+        run.device.micro_step_end()
     sums = run.reducer.reduce([mlm_total, nsp_total])
     grad_norm = None
     if grad_clip > 0:

@@ -1,8 +1,9 @@
 """Exactly one all-reduce per optimizer step.
 
 Gradients accumulate locally over the micro-steps (no communication there). After the last
-micro-step every gradient and the step's loss sums are packed into one flat buffer, summed over
-all processes with a single collective, and unpacked. The loss is already normalised by the
+micro-step every gradient and the step's loss sums are summed over all processes together: one
+flat buffer and one collective on CPU and CUDA, the gradient list in place on XLA (the device
+decides, `Device.all_reduce_gradients_`). The loss is already normalised by the
 global batch, so a sum (not a mean) gives the global gradient.
 """
 
@@ -24,14 +25,6 @@ class GradientReducer:
         for p in self.params:
             if p.grad is None:  # keep the buffer layout the same on every process
                 p.grad = torch.zeros_like(p)
-            grads.append(p.grad.reshape(-1))
-        dtype = grads[0].dtype
-        flat = torch.cat(grads + [local.to(dtype)])
-        self.device.all_reduce_sum_(flat)
+            grads.append(p.grad)
         self.calls += 1
-        offset = 0
-        for p in self.params:
-            n = p.numel()
-            p.grad.copy_(flat[offset:offset + n].view_as(p.grad))
-            offset += n
-        return flat[offset:].to(local.dtype)
+        return self.device.all_reduce_gradients_(grads, local)

@@ -81,13 +81,16 @@ class Trainer:
         """Train, record and (when due) checkpoint one optimizer step."""
         run = self.run_state
         sums, grad_norm, lr, data_s = train_step(run, self.inputs.global_batch, self.args.grad_clip)
-        run.device.after_step(self.record_step, run.step, sums, grad_norm, lr, data_s, self.first)
-        run.device.step_end()  # XLA: cut and run the graph; the record closure follows
-        self.first = False
         every = self.args.checkpoint_every
-        if (every and run.step % every == 0) or run.step == self.last_step:
-            if not self.extract_only:  # on every rank, so that all stop together
-                divergence.check_weights(run.step, run.params)
+        checkpoint_due = (every and run.step % every == 0) or run.step == self.last_step
+        run.device.after_step(self.record_step, run.step, sums, grad_norm, lr, data_s, self.first)
+        if checkpoint_due and not self.extract_only:  # on every rank, so that all stop together
+            # Part of the step's graph, read once it ran: no host read in the middle of a graph.
+            run.device.after_step(divergence.check_weights, run.step, run.params,
+                                  divergence.weights_finite(run.params))
+        run.device.step_end()  # XLA: cut and run the graph; the closures follow
+        self.first = False
+        if checkpoint_due:
             self.save_checkpoint()
             self.log.restart_clock()
 

@@ -7,6 +7,7 @@ import torch.distributed as dist
 
 from . import env_names
 from .device_base import Device
+from .errors import EnvironmentSetupError
 from .peak_flops import PEAK_BF16_FLOPS
 
 
@@ -25,6 +26,36 @@ def _neuron_arch():
     return None
 
 
+def _describe_world(env):
+    """Per-core launch (each process a worker, no torchrun): the Neuron PJRT world from our own
+    rank and world, unless the launcher (spank_trn) described it already. torch-neuronx derives it
+    only under torchrun (docs/hardware.md#torch-neuronx-world). Must run before torch_xla is
+    imported: the runtime reads it once."""
+    if os.environ.get("TORCHELASTIC_RUN_ID") or not env.distributed:
+        return
+    os.environ.setdefault(env_names.NEURON_PJRT_PROCESS_INDEX, str(env.rank))
+    os.environ.setdefault(env_names.PJRT_LOCAL_PROCESS_RANK, str(env.local_rank))
+    os.environ.setdefault(env_names.PJRT_LOCAL_PROCESS_COUNT, str(env.local_world_size))
+    if not (os.environ.get(env_names.NEURON_PJRT_WORLD_SIZE)
+            or os.environ.get(env_names.NEURON_PJRT_PROCESSES_NUM_DEVICES)):
+        os.environ[env_names.NEURON_PJRT_WORLD_SIZE] = str(env.world_size)
+
+
+def _gradient_buckets(tensors, cap_bytes):
+    """Consecutive groups of at most cap_bytes (a larger tensor alone), as Neuron's BERT script
+    buckets its gradient all-reduce."""
+    bucket, size = [], 0
+    for t in tensors:
+        nbytes = t.numel() * t.element_size()
+        if bucket and size + nbytes > cap_bytes:
+            yield bucket
+            bucket, size = [], 0
+        bucket.append(t)
+        size += nbytes
+    if bucket:
+        yield bucket
+
+
 class XlaDevice(Device):
     kind = "xla"
     backend = "xla"
@@ -32,13 +63,14 @@ class XlaDevice(Device):
     def __init__(self, dist_env, dtype):
         super().__init__(dist_env, dtype)
         if dtype == "bf16":
-            # Must be set before torch_xla is imported: every fp32 tensor is stored as bf16 on the
-            # device (what the Neuron BERT script does); master weights stay fp32 on the host.
+            # Read when torch_xla is imported: every fp32 tensor (weights, gradients, optimizer
+            # state) is stored as bf16 on the device, as in Neuron's BERT script.
             os.environ.setdefault("XLA_DOWNCAST_BF16", "1")
+        _describe_world(dist_env)
         import torch_xla.core.xla_model as xm
 
         self.xm = xm
-        self.torch_device = xm.xla_device()
+        self.torch_device = None  # no device is touched before the process group exists
 
     def describe(self):
         return f"xla ({self.xm.xla_device_hw(self.torch_device)}), {self.dtype}, xla"
@@ -51,27 +83,48 @@ class XlaDevice(Device):
         return flops, f"{arch} dense bf16 {flops / 1e12:.1f} TFLOP/s per NeuronCore"
 
     def init_process_group(self):
-        if not self.env.distributed:
-            return
-        import torch_xla.distributed.xla_backend  # noqa: F401  registers the "xla" backend
+        import torch_xla
+        import torch_xla.runtime as xr
 
-        try:
+        if self.env.distributed:
+            import torch_xla.distributed.xla_backend  # noqa: F401  registers "xla" and xla://
+
+            # No fallback to env://: a failure here is a real rendezvous or network problem.
             dist.init_process_group("xla", init_method="xla://")
-        except (ValueError, RuntimeError):
-            dist.init_process_group("xla")  # older torch-xla: env:// rendezvous
+            world, rank = xr.world_size(), xr.global_ordinal()
+            if (world, rank) != (self.env.world_size, self.env.rank):
+                raise EnvironmentSetupError(
+                    f"torch-xla sees rank {rank} of {world} but RANK={self.env.rank} "
+                    f"WORLD_SIZE={self.env.world_size}: the NEURON_PJRT_* variables describe "
+                    "another world; unset them or launch with trn-run/spank_trn")
+        self.torch_device = torch_xla.device()
 
     def all_reduce_sum_(self, tensor):
         self.xm.all_reduce(self.xm.REDUCE_SUM, [tensor])
+
+    def all_reduce_gradients_(self, grads, scalars):
+        """The gradient list in place, bucketed by BUCKET_CAP_MB (no flat copy of the model);
+        the loss sums ride in the last bucket."""
+        cap = int(os.environ.get("BUCKET_CAP_MB", "512")) * 1024 * 1024
+        tensors = list(grads) + [scalars]
+        for bucket in _gradient_buckets(tensors, cap):
+            self.xm.all_reduce(self.xm.REDUCE_SUM, bucket)
+        return scalars
 
     def barrier(self):
         if self.env.distributed:
             self.xm.rendezvous("trn_trainer_barrier")
 
+    def micro_step_end(self):
+        # One graph per micro-step, the same at every accumulation and node count.
+        self.xm.mark_step()
+
     def step_end(self):
-        # xm.optimizer_step semantics: gradients already reduced, optimizer stepped; cut the graph.
+        # Gradients reduced and the optimizer stepped: cut and run the step's last graph.
         self.xm.mark_step()
 
     def after_step(self, fn, *args):
+        # Runs once the step's graph has run: reading its values then costs no extra graph.
         self.xm.add_step_closure(fn, args)
 
     def synchronize(self):
@@ -88,6 +141,3 @@ class XlaDevice(Device):
         super().set_rng_state(state)
         if "xla" in state:
             self.xm.set_rng_state(state["xla"])
-
-    def accumulate_dtype(self):
-        return torch.float32

@@ -1,0 +1,119 @@
+"""What the double counts, and the torch function mode that sees every tensor operation.
+
+Which tensors live on the "device": what `Tensor.to(<device>)` returns (the trainer moves its
+model and batches there), what a factory makes with `device=` given, and every result of an
+operation on one of those. `Tensor.cpu()` gives a host copy. Reading a device tensor on the host
+(`item`, `tolist`, `cpu`, `float`, ...) while operations are pending since the last cut is a
+mid-graph sync: on a real XLA device it compiles and runs the partial graph. Host tensors (torch's
+optimizers keep their step counts there) are read freely, as on a real device.
+"""
+
+import atexit
+import collections
+import json
+import os
+import traceback
+
+import torch
+import torch.overrides
+
+_HOST_READS = {torch.Tensor.item, torch.Tensor.tolist, torch.Tensor.cpu, torch.Tensor.numpy,
+               torch.Tensor.__float__, torch.Tensor.__int__, torch.Tensor.__bool__}
+_MARK = "_torch_xla_double_device"
+_NO_COMPUTE = {torch.Tensor.detach, torch.Tensor.view, torch.Tensor.view_as, torch.Tensor.reshape,
+               torch.Tensor.requires_grad_, torch.Tensor.detach_, torch.Tensor.to}
+
+
+def _tensors(obj):
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _tensors(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _tensors(item)
+
+
+def _on_device(obj):
+    return any(getattr(t, _MARK, False) for t in _tensors(obj))
+
+
+def _mark(obj):
+    for t in _tensors(obj):
+        try:
+            setattr(t, _MARK, True)
+        except (AttributeError, RuntimeError):
+            pass
+
+
+class _State:
+    def __init__(self):
+        self.cuts = 0
+        self.all_reduce_calls = 0
+        self.mid_graph_syncs = 0
+        self.events = []  # "cut", "all_reduce", "sync" in order
+        self.sync_sites = collections.Counter()  # "file:function" of the code that read
+        self.pending = False  # device operations traced since the last cut
+        self.in_closure = False
+        self.closures = []
+
+    def host_read(self):
+        if not self.pending or self.in_closure:
+            return
+        self.mid_graph_syncs += 1
+        self.events.append("sync")
+        site = "?"
+        for frame in reversed(traceback.extract_stack()[:-3]):
+            if "torch_xla" not in frame.filename and "/torch/" not in frame.filename:
+                site = f"{os.path.basename(frame.filename)}:{frame.name}"
+                break
+        self.sync_sites[site] += 1
+
+    def cut(self):
+        self.cuts += 1
+        self.events.append("cut")
+        self.pending = False
+        closures, self.closures = self.closures, []
+        self.in_closure = True
+        try:
+            for fn, args in closures:
+                fn(*args)
+        finally:
+            self.in_closure = False
+
+    def write(self):
+        where = os.environ.get("TORCH_XLA_DOUBLE_STATS")
+        if not where:
+            return
+        ordinal = os.environ.get("NEURON_PJRT_PROCESS_INDEX", os.environ.get("RANK", "0"))
+        with open(os.path.join(where, f"{ordinal}.json"), "w") as f:
+            json.dump({"cuts": self.cuts, "all_reduce_calls": self.all_reduce_calls,
+                       "mid_graph_syncs": self.mid_graph_syncs, "events": self.events,
+                       "sync_sites": dict(self.sync_sites)}, f)
+
+
+class _Watch(torch.overrides.TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        device_input = _on_device(args) or _on_device(kwargs)
+        if func in _HOST_READS and device_input:
+            STATE.host_read()
+        result = func(*args, **kwargs)
+        if func is torch.Tensor.cpu:
+            return result  # a host copy
+        moved = func is torch.Tensor.to and any(
+            isinstance(a, (torch.device, str)) for a in list(args[1:]) + [kwargs.get("device")])
+        if device_input or moved or kwargs.get("device") is not None:
+            _mark(result)
+            # Aliases, attributes and shapes of device tensors compute nothing.
+            computes = isinstance(result, torch.Tensor) and func not in _NO_COMPUTE and \
+                getattr(func, "__name__", "") not in ("__get__", "__set__")
+            if computes and not STATE.in_closure:
+                STATE.pending = True
+        return result
+
+
+STATE = _State()
+_Watch().__enter__()  # for the life of the process, as a device that traces everything
+atexit.register(STATE.write)

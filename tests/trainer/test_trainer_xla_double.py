@@ -1,0 +1,103 @@
+"""The trainer's XLA path on the torch-xla double (tests/doubles/torch_xla): one graph cut per
+micro-step plus one per optimizer step, one bucketed all-reduce call per step, no host read in
+the middle of a graph, the same losses as the CPU path, and the PJRT world checked."""
+
+import json
+import os
+import socket
+import subprocess
+
+import pytest
+
+from trainer_testlib import PYTHON, ROOT, child_env, pretrain_args, read_metrics, run_cli
+
+DOUBLES = os.path.join(ROOT, "tests", "doubles")
+STEPS, MICRO, GLOBAL = 3, 2, 12
+
+
+def _xla_env(stats, **extra):
+    env = child_env(**extra)
+    env["PYTHONPATH"] = env["PYTHONPATH"] + os.pathsep + DOUBLES
+    env["PJRT_DEVICE"] = "NEURON"
+    env["TORCH_XLA_DOUBLE_STATS"] = str(stats)
+    for name in ("NEURON_PJRT_PROCESS_INDEX", "NEURON_PJRT_WORLD_SIZE", "PJRT_LOCAL_PROCESS_RANK",
+                 "NEURON_PJRT_PROCESSES_NUM_DEVICES", "PJRT_LOCAL_PROCESS_COUNT", "TORCHELASTIC_RUN_ID"):
+        env.pop(name, None)
+    return env
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _per_core(corpus_dir, out, stats, world, *extra_env):
+    """`world` processes started as spank_trn's per-core tasks: RANK/WORLD_SIZE/LOCAL_*, no
+    torchrun. Returns their CompletedProcess objects."""
+    port = str(_free_port())
+    procs = []
+    for rank in range(world):
+        env = _xla_env(stats, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
+                       LOCAL_WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+        for item in extra_env:
+            env.update(item(rank))
+        args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "fp32", steps=STEPS,
+                             micro=MICRO, global_batch=GLOBAL)
+        procs.append(subprocess.Popen([PYTHON, "-m", "trn_trainer"] + args, env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    return [(p, *p.communicate(timeout=300)) for p in procs]
+
+
+def _counts(stats, ordinal):
+    return json.load(open(os.path.join(stats, f"{ordinal}.json")))
+
+
+@pytest.mark.parametrize("world", [1, 2])
+def test_graph_cuts_all_reduces_and_host_syncs_per_step(corpus_dir, tmp_path, world):
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = str(tmp_path / "xla")
+    for proc, stdout, stderr in _per_core(corpus_dir, out, stats, world):
+        assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    accumulation = GLOBAL // (MICRO * world)
+    for ordinal in range(world):
+        counts = _counts(stats, ordinal)
+        # A graph per micro-step and one for the reduction + optimizer step.
+        assert counts["cuts"] == STEPS * (accumulation + 1), counts
+        assert counts["all_reduce_calls"] == (STEPS if world > 1 else 0), counts
+        assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
+        if world > 1:  # the all-reduce comes after the last micro-step's cut, before the step's
+            step = counts["events"][:accumulation + 2]
+            assert step == ["cut"] * accumulation + ["all_reduce", "cut"], counts["events"][:8]
+
+    # The same run on the CPU path: the same losses (fp32 both; the double computes on the CPU).
+    cpu_out = str(tmp_path / "cpu")
+    if world == 1:
+        result = run_cli(pretrain_args(corpus_dir, cpu_out, "--device", "cpu", steps=STEPS, micro=MICRO,
+                                       global_batch=GLOBAL))
+        assert result.returncode == 0, result.stderr[-2000:]
+        xla_losses = [r["loss"] for r in read_metrics(out)]
+        cpu_losses = [r["loss"] for r in read_metrics(cpu_out)]
+        assert len(xla_losses) == STEPS
+        assert max(abs(a - b) for a, b in zip(xla_losses, cpu_losses)) < 1e-5, (xla_losses, cpu_losses)
+
+
+def test_a_pjrt_world_that_is_not_ours_stops_with_one_line(corpus_dir, tmp_path):
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    swapped = lambda rank: {"NEURON_PJRT_PROCESS_INDEX": str(1 - rank)}  # noqa: E731
+    results = _per_core(corpus_dir, str(tmp_path / "out"), stats, 2, swapped)
+    for proc, stdout, stderr in results:
+        assert proc.returncode == 5, stdout[-1000:] + stderr[-1000:]
+        assert "torch-xla sees rank" in stderr and "Traceback" not in stderr, stderr[-1000:]
+
+
+def test_the_double_lacks_what_torch_xla_2_9_removed(tmp_path):
+    code = ("import torch_xla.core.xla_model as xm\n"
+            "for name in ('xrt_world_size', 'get_ordinal', 'get_local_ordinal'):\n"
+            "    assert not hasattr(xm, name), name\n"
+            "print('ok')\n")
+    env = _xla_env(tmp_path)
+    result = subprocess.run([PYTHON, "-c", code], env=env, capture_output=True, text=True)
+    assert result.stdout.strip() == "ok", result.stderr
