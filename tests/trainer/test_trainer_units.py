@@ -60,3 +60,32 @@ def test_keep_last_n_and_stale_later_checkpoints_removed(tmp_path):
     (tmp_path / "ckpt_2.pt").write_bytes(b"")
     with pytest.raises(CheckpointError, match="none of the 2 checkpoint"):
         checkpoint.load_newest(str(tmp_path), warnings.append)
+
+
+def test_checkpoint_loads_take_turns_per_node(tmp_path):
+    """8 local ranks, 2 load slots: never more than 2 loads at once, and every rank loads."""
+    import threading
+    import time
+
+    from trn_trainer.load_slots import load_slot
+
+    running, peak, done = [0], [0], []
+    guard = threading.Lock()
+
+    def load(local_rank):
+        with load_slot(local_rank, slots=2, lock_dir=str(tmp_path)):
+            with guard:
+                running[0] += 1
+                peak[0] = max(peak[0], running[0])
+            time.sleep(0.05)
+            with guard:
+                running[0] -= 1
+                done.append(local_rank)
+
+    threads = [threading.Thread(target=load, args=(rank,)) for rank in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(done) == list(range(8))
+    assert peak[0] <= 2, peak[0]  # without the slots all 8 load at once

@@ -9,6 +9,7 @@ from typing import Optional
 from . import checkpoint
 from .configs import BertConfig, model_config
 from .errors import UsageError
+from .load_slots import load_slot
 from .optim import DEFAULT_LR
 from .setting_checks import check_settings
 from .shards import ShardSet, open_shards
@@ -73,7 +74,7 @@ def _open_matching_shards(args):
     return shards
 
 
-def check_inputs(args, world_size, resume, say):
+def check_inputs(args, world_size, resume, say, local_rank=0):
     """RunInputs for `args`, or a TrainerError saying what is wrong. resume: look for a
     checkpoint in --output (say reports the ones skipped)."""
     global_batch, accumulation = _check_numbers(args, world_size)
@@ -87,7 +88,8 @@ def check_inputs(args, world_size, resume, say):
     lr = args.lr if args.lr is not None else DEFAULT_LR.get(args.optimizer, 1e-4)
     resume_state, resume_path = None, None
     if resume:
-        resume_state, resume_path = checkpoint.load_newest(args.output, say)
+        with load_slot(local_rank):  # a few loads per node at a time
+            resume_state, resume_path = checkpoint.load_newest(args.output, say)
         if resume_state is not None:
             checkpoint.check_compatible(resume_state, resume_path, config, args.optimizer)
     return RunInputs(global_batch, accumulation, shards, config, lr, resume_state, resume_path)

@@ -27,7 +27,7 @@ class Trainer:
         self.env = read_dist_env()
         self.is_main = self.env.is_main
         resume = not self.extract_only and not args.no_resume
-        self.inputs = check_inputs(args, self.env.world_size, resume, self.say)
+        self.inputs = check_inputs(args, self.env.world_size, resume, self.say, self.env.local_rank)
 
     def say(self, message):
         if self.is_main:
