@@ -101,3 +101,37 @@ def test_the_double_lacks_what_torch_xla_2_9_removed(tmp_path):
     env = _xla_env(tmp_path)
     result = subprocess.run([PYTHON, "-c", code], env=env, capture_output=True, text=True)
     assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_bf16_recipe_bf16_model_fp32_master_weights_stochastic_rounding(corpus_dir, tmp_path):
+    """--dtype bf16 on XLA: the runtime starts with stochastic rounding, the checkpoint holds the
+    fp32 master weights (not a bf16 model's), and the losses follow the fp32 CPU run closely."""
+    import torch
+
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = str(tmp_path / "bf16")
+    args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "bf16", steps=STEPS,
+                         micro=MICRO, global_batch=GLOBAL)
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=_xla_env(stats),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert _counts(stats, 0)["stochastic_rounding"] == "1"
+    state = torch.load(os.path.join(out, f"ckpt_{STEPS}.pt"))
+    weights = [v for k, v in state["model"].items() if v.is_floating_point()]
+    assert weights and all(v.dtype == torch.float32 for v in weights)
+    # fp32 copies keep updates a bf16 weight would round away: not every value is a bf16 one.
+    assert any((v != v.to(torch.bfloat16).float()).any() for v in weights)
+    cpu_out = str(tmp_path / "cpu")
+    cpu = run_cli(pretrain_args(corpus_dir, cpu_out, "--device", "cpu", steps=STEPS, micro=MICRO,
+                                global_batch=GLOBAL))
+    assert cpu.returncode == 0, cpu.stderr[-2000:]
+    bf16_losses = [r["loss"] for r in read_metrics(out)]
+    cpu_losses = [r["loss"] for r in read_metrics(cpu_out)]
+    assert max(abs(a - b) / b for a, b in zip(bf16_losses, cpu_losses)) < 0.02, (bf16_losses, cpu_losses)
+    # It resumes from the fp32 weights and goes on.
+    args[args.index("--steps") + 1] = str(STEPS + 1)
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=_xla_env(stats),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert f"(step {STEPS}," in result.stdout and len(read_metrics(out)) == STEPS + 1, result.stdout

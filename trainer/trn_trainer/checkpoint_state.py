@@ -18,7 +18,7 @@ def capture(run, args, config, global_batch):
     """The checkpoint of `run` (a TrainingRun) after its latest step, on the host."""
     return {
         "step": run.step, "consumed_samples": run.consumed,
-        "model": {k: v.detach().cpu() for k, v in run.model.state_dict().items()},
+        "model": {k: v.detach().cpu() for k, v in run.model_state().items()},
         "optimizer": _to_cpu(run.optimizer.state_dict()),
         "scheduler": run.schedule.state_dict(), "rng": _to_cpu(run.device.rng_state()),
         "model_config": config.to_dict(), "model_name": args.model,
@@ -29,7 +29,7 @@ def capture(run, args, config, global_batch):
 
 def restore(run, state):
     """Put a loaded checkpoint back into `run`: weights, optimizer, position and random state."""
-    run.model.load_state_dict(state["model"])
+    run.load_model_state(state["model"])
     run.optimizer.load_state_dict(state["optimizer"])
     run.step, run.consumed = int(state["step"]), int(state["consumed_samples"])
     if "rng" in state:

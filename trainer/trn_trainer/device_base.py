@@ -67,6 +67,10 @@ class Device:
             dist.destroy_process_group()
 
     # -- execution -------------------------------------------------------------------------
+    def prepare_model(self, model):
+        """The model on this device, in the dtype it computes in (CUDA: fp32 under autocast)."""
+        return model.to(self.torch_device)
+
     def autocast(self):
         return contextlib.nullcontext()
 

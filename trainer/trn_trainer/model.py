@@ -63,7 +63,7 @@ class BertSelfAttention(nn.Module):
             ctx = F.scaled_dot_product_attention(q, k, v, attn_mask=mask_bias.to(q.dtype), dropout_p=p)
         else:
             scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(self.head_dim)
-            probs = drop(torch.softmax(scores + mask_bias, dim=-1))
+            probs = drop(torch.softmax(scores + mask_bias.to(scores.dtype), dim=-1))
             ctx = torch.matmul(probs, v)
         b, _, s, _ = ctx.shape
         return ctx.transpose(1, 2).reshape(b, s, self.num_heads * self.head_dim)

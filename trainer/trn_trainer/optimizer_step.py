@@ -38,7 +38,7 @@ def train_step(run, global_batch, grad_clip):
     if grad_clip > 0:
         grad_norm = torch.nn.utils.clip_grad_norm_(run.params, grad_clip)
     lr = run.schedule.apply(run.optimizer, run.step + 1)
-    run.optimizer.step()
+    run.optimizer_step()
     run.optimizer.zero_grad(set_to_none=True)
     run.step += 1
     run.consumed += global_batch

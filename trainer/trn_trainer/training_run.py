@@ -2,8 +2,11 @@
 rate schedule, gradient reducer and data loader, plus where it stands (step, samples consumed),
 restored from the checkpoint it resumes from."""
 
+import torch
+
 from . import checkpoint_state
 from .data import StepLoader
+from .master_weights import MasterWeights
 from .devices import select_device
 from .model_choice import build_model
 from .optim import WarmupDecay, build_optimizer, warmup_steps
@@ -16,10 +19,13 @@ class TrainingRun:
         self.device.init_process_group()
         self.device.manual_seed(args.seed)
         model = build_model(inputs.config, args.model_impl, args.dropout_rng)
-        self.model = model.to(self.device.torch_device)
+        self.model = self.device.prepare_model(model)
         named = list(self.model.named_parameters())
         self.params = [p for _, p in named]
-        self.optimizer = build_optimizer(args.optimizer, named, inputs.lr, args.weight_decay)
+        # A bf16 model (XLA) steps fp32 copies of its weights; others step the weights.
+        self.master = MasterWeights(named) if self.params[0].dtype == torch.bfloat16 else None
+        self.optimizer = build_optimizer(args.optimizer, self.master.named() if self.master else named,
+                                         inputs.lr, args.weight_decay)
         self.schedule = WarmupDecay(inputs.lr, warmup_steps(args.warmup, args.steps), args.steps,
                                     1.0 if args.schedule == "linear" else args.poly_power)
         self.reducer = GradientReducer(self.device, self.params)
@@ -31,6 +37,21 @@ class TrainingRun:
             inputs.resume_state = None  # free the host copy
         self.loader = StepLoader(inputs.shards, args.seed, args.micro_batch, env.world_size,
                                  env.rank, inputs.accumulation, inputs.config.vocab_size)
+
+    def optimizer_step(self):
+        if self.master:
+            self.master.step(self.optimizer)
+        else:
+            self.optimizer.step()
+
+    def model_state(self):
+        """The weights a checkpoint holds: fp32 (the master copies of a bf16 model)."""
+        return self.master.state_dict(self.model) if self.master else self.model.state_dict()
+
+    def load_model_state(self, state):
+        self.model.load_state_dict(state)
+        if self.master:
+            self.master.load(state)
 
     def parameter_count(self):
         return sum(p.numel() for p in self.params)

@@ -63,9 +63,10 @@ class XlaDevice(Device):
     def __init__(self, dist_env, dtype):
         super().__init__(dist_env, dtype)
         if dtype == "bf16":
-            # Read when torch_xla is imported: every fp32 tensor (weights, gradients, optimizer
-            # state) is stored as bf16 on the device, as in Neuron's BERT script.
-            os.environ.setdefault("XLA_DOWNCAST_BF16", "1")
+            # Neuron's bf16 recipe: a bf16 model (prepare_model), fp32 master weights and
+            # optimizer state (TrainingRun), and stochastic rounding in the runtime, which reads
+            # it when it starts - the deprecated XLA_DOWNCAST_BF16 is not used.
+            os.environ.setdefault(env_names.NEURON_RT_STOCHASTIC_ROUNDING_EN, "1")
         _describe_world(dist_env)
         import torch_xla.core.xla_model as xm
 
@@ -98,6 +99,10 @@ class XlaDevice(Device):
                     f"WORLD_SIZE={self.env.world_size}: the NEURON_PJRT_* variables describe "
                     "another world; unset them or launch with trn-run/spank_trn")
         self.torch_device = torch_xla.device()
+
+    def prepare_model(self, model):
+        model = model.to(self.torch_device)
+        return model.to(torch.bfloat16) if self.dtype == "bf16" else model
 
     def all_reduce_sum_(self, tensor):
         self.xm.all_reduce(self.xm.REDUCE_SUM, [tensor])

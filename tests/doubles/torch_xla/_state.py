@@ -57,6 +57,7 @@ class _State:
         self.pending = False  # device operations traced since the last cut
         self.in_closure = False
         self.closures = []
+        self.stochastic_rounding = os.environ.get("NEURON_RT_STOCHASTIC_ROUNDING_EN")
 
     def host_read(self):
         if not self.pending or self.in_closure:
@@ -90,7 +91,9 @@ class _State:
         with open(os.path.join(where, f"{ordinal}.json"), "w") as f:
             json.dump({"cuts": self.cuts, "all_reduce_calls": self.all_reduce_calls,
                        "mid_graph_syncs": self.mid_graph_syncs, "events": self.events,
-                       "sync_sites": dict(self.sync_sites)}, f)
+                       "sync_sites": dict(self.sync_sites),
+                       # What the runtime would have read when it started.
+                       "stochastic_rounding": self.stochastic_rounding}, f)
 
 
 class _Watch(torch.overrides.TorchFunctionMode):

@@ -30,6 +30,8 @@ inline constexpr std::string_view kNeuronRtRootCommId = "NEURON_RT_ROOT_COMM_ID"
 inline constexpr std::string_view kNeuronLogicalNcConfig = "NEURON_LOGICAL_NC_CONFIG";
 inline constexpr std::string_view kNeuronCompileCacheUrl = "NEURON_COMPILE_CACHE_URL";
 inline constexpr std::string_view kNeuronCcFlags = "NEURON_CC_FLAGS";
+inline constexpr std::string_view kNeuronRtStochasticRoundingEn =
+    "NEURON_RT_STOCHASTIC_ROUNDING_EN";
 // torch-neuronx's process world, set by spank_trn in per-core launch
 // (docs/hardware.md#torch-neuronx-world).
 inline constexpr std::string_view kNeuronPjrtProcessIndex = "NEURON_PJRT_PROCESS_INDEX";

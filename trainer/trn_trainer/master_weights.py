@@ -1,0 +1,43 @@
+"""fp32 master weights for a model kept in bf16 on the device (Neuron's bf16 recipe).
+
+The model computes in bf16; the optimizer updates fp32 copies of its parameters and keeps its
+state (moments) in fp32, then writes the result back into the bf16 parameters. Small updates
+that bf16 would round away accumulate in the copies. Checkpoints hold the fp32 copies.
+"""
+
+import torch
+
+
+class MasterWeights:
+    def __init__(self, named_params):
+        self.names = [name for name, _ in named_params]
+        self.model_params = [p for _, p in named_params]
+        self.master = [p.detach().float().clone().requires_grad_(True) for p in self.model_params]
+
+    def named(self):
+        """(name, fp32 copy) pairs, for building the optimizer over the copies."""
+        return list(zip(self.names, self.master))
+
+    def step(self, optimizer):
+        """The optimizer step on the fp32 copies with the model's (reduced) gradients."""
+        for p, m in zip(self.model_params, self.master):
+            m.grad = None if p.grad is None else p.grad.float()
+        optimizer.step()
+        with torch.no_grad():
+            for p, m in zip(self.model_params, self.master):
+                p.copy_(m)
+
+    def state_dict(self, model):
+        """The model's state with its parameters in fp32 (the copies)."""
+        copies = {id(p): m.detach() for p, m in zip(self.model_params, self.master)}
+        # keep_vars: the parameters themselves, so that a tied weight (listed under two names,
+        # one parameter) gets its copy under both.
+        return {name: copies.get(id(value), value.detach())
+                for name, value in model.state_dict(keep_vars=True).items()}
+
+    def load(self, state):
+        """Copies and model from a checkpoint's fp32 weights."""
+        with torch.no_grad():
+            for name, p, m in zip(self.names, self.model_params, self.master):
+                m.copy_(state[name])
+                p.copy_(state[name])
