@@ -74,9 +74,11 @@ class Device:
     def autocast(self):
         return contextlib.nullcontext()
 
-    def micro_step_end(self):
-        """Called after each micro-step's backward (XLA cuts its graph here, so that the graphs
-        are the same whatever the accumulation)."""
+    def micro_batches(self, batches):
+        """The step's micro-batches on the device, one at a time. (XLA: MpDeviceLoader, which
+        uploads in the background and cuts the graph between micro-steps.)"""
+        for batch in batches:
+            yield {k: v.to(self.torch_device, non_blocking=True) for k, v in batch.items()}
 
     def step_end(self):
         """Called after each optimizer step (XLA cuts and launches its graph here)."""

@@ -9,16 +9,14 @@ import torch.nn.functional as F
 def train_step(run, global_batch, grad_clip):
     """Advance `run` (a TrainingRun) by one optimizer step.
     Returns (summed [mlm, nsp] losses, gradient norm or None, learning rate, seconds in data)."""
-    dev = run.device.torch_device
     t0 = time.perf_counter()
     micro_batches, masked_tokens = run.loader.step(run.consumed)
     data_s = time.perf_counter() - t0
     run.model.train()
     acc_dtype = run.device.accumulate_dtype()
-    mlm_total = torch.zeros((), dtype=acc_dtype, device=dev)
-    nsp_total = torch.zeros((), dtype=acc_dtype, device=dev)
-    for mb in micro_batches:
-        mb = {k: v.to(dev, non_blocking=True) for k, v in mb.items()}
+    # Started by the first micro-step: zeros made before it would be a graph of their own on XLA.
+    mlm_total = nsp_total = None
+    for mb in run.device.micro_batches(micro_batches):
         with run.device.autocast():
             mlm_logits, nsp_logits = run.model(mb["input_ids"], mb["segment_ids"], mb["input_mask"],
                                                mb["masked_lm_positions"], mb["sample_seeds"])
@@ -30,9 +28,9 @@ def train_step(run, global_batch, grad_clip):
         mlm = mlm / masked_tokens
         nsp = nsp / global_batch
         (mlm + nsp).backward()
-        mlm_total += mlm.detach().to(acc_dtype)
-        nsp_total += nsp.detach().to(acc_dtype)
-        run.device.micro_step_end()
+        mlm_step, nsp_step = mlm.detach().to(acc_dtype), nsp.detach().to(acc_dtype)
+        mlm_total = mlm_step if mlm_total is None else mlm_total + mlm_step
+        nsp_total = nsp_step if nsp_total is None else nsp_total + nsp_step
     sums = run.reducer.reduce([mlm_total, nsp_total])
     grad_norm = None
     if grad_clip > 0:

@@ -120,9 +120,12 @@ class XlaDevice(Device):
         if self.env.distributed:
             self.xm.rendezvous("trn_trainer_barrier")
 
-    def micro_step_end(self):
-        # One graph per micro-step, the same at every accumulation and node count.
-        self.xm.mark_step()
+    def micro_batches(self, batches):
+        # Background upload, and a graph cut each time a micro-batch is taken (and after the
+        # last): one graph per micro-step, the same at every accumulation and node count.
+        from torch_xla.distributed.parallel_loader import MpDeviceLoader
+
+        return MpDeviceLoader(batches, self.torch_device)
 
     def step_end(self):
         # Gradients reduced and the optimizer stepped: cut and run the step's last graph.

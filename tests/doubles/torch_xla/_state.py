@@ -50,6 +50,7 @@ def _mark(obj):
 class _State:
     def __init__(self):
         self.cuts = 0
+        self.graphs = 0
         self.all_reduce_calls = 0
         self.mid_graph_syncs = 0
         self.events = []  # "cut", "all_reduce", "sync" in order
@@ -73,6 +74,7 @@ class _State:
 
     def cut(self):
         self.cuts += 1
+        self.graphs += self.pending  # a cut with nothing traced since the last one runs nothing
         self.events.append("cut")
         self.pending = False
         closures, self.closures = self.closures, []
@@ -89,7 +91,7 @@ class _State:
             return
         ordinal = os.environ.get("NEURON_PJRT_PROCESS_INDEX", os.environ.get("RANK", "0"))
         with open(os.path.join(where, f"{ordinal}.json"), "w") as f:
-            json.dump({"cuts": self.cuts, "all_reduce_calls": self.all_reduce_calls,
+            json.dump({"cuts": self.cuts, "graphs": self.graphs, "all_reduce_calls": self.all_reduce_calls,
                        "mid_graph_syncs": self.mid_graph_syncs, "events": self.events,
                        "sync_sites": dict(self.sync_sites),
                        # What the runtime would have read when it started.
