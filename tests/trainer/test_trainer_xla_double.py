@@ -137,3 +137,21 @@ def test_bf16_recipe_bf16_model_fp32_master_weights_stochastic_rounding(corpus_d
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert f"(step {STEPS}," in result.stdout and len(read_metrics(out)) == STEPS + 1, result.stdout
+
+
+def test_step_values_are_read_every_log_every_steps(corpus_dir, tmp_path):
+    """A host read waits for the device: with --log-every 4 over 6 steps the XLA path reads the
+    step values twice (steps 4 and 6, the last, which checkpoints), yet writes all 6 rows."""
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = str(tmp_path / "xla")
+    args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "fp32", steps=6, micro=MICRO,
+                         global_batch=GLOBAL)
+    args[args.index("--log-every") + 1] = "4"
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=_xla_env(stats),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    assert _counts(stats, 0)["events"].count("closures") == 2, _counts(stats, 0)["events"]
+    rows = read_metrics(out)
+    assert [r["step"] for r in rows] == list(range(1, 7))
+    assert all(r["step_time_s"] > 0 for r in rows)

@@ -16,6 +16,7 @@ class Device:
 
     kind = "cpu"
     backend = "gloo"
+    defers_reads = False  # reads step values every step (XLA: every --log-every steps)
 
     def __init__(self, dist_env, dtype):
         self.env = dist_env

@@ -35,10 +35,19 @@ class StepLog:
 
     def record(self, step, sums, grad_norm, lr, data_s, first):
         """Write and show the step's row; returns its (loss, gradient norm or None) as read."""
+        return self.record_many([(step, sums, grad_norm, lr, data_s, first)])[0]
+
+    def record_many(self, steps):
+        """The rows of several steps read at once (a device that reads values every few steps):
+        the time since the last record is shared evenly among them. Returns each step's
+        (loss, gradient norm or None)."""
         now = time.perf_counter()
-        mlm, nsp = (float(v) for v in sums.detach().cpu().tolist())
-        step_s = now - self.last_time
+        step_s = (now - self.last_time) / len(steps)
         self.last_time = now
+        return [self._record(*entry, step_s) for entry in steps]
+
+    def _record(self, step, sums, grad_norm, lr, data_s, first, step_s):
+        mlm, nsp = (float(v) for v in sums.detach().cpu().tolist())
         row = {
             "step": step, "loss": mlm + nsp, "mlm_loss": mlm, "nsp_loss": nsp, "lr": lr,
             "seq_per_s": self.global_batch / step_s, "step_time_s": step_s, "data_time_s": data_s,

@@ -68,14 +68,24 @@ class Trainer:
             self.say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {self.last_step - run.step} steps to "
                      "produce every graph and writing nothing")
         self.first = True
+        self.unread = []  # steps whose values are not read yet (see read_due)
         self.log.restart_clock()
 
-    def record_step(self, step, sums, grad_norm, lr, data_s, first):
-        """Log the step, then stop the run if it diverged: the loss is checked where the log has
-        already read it on the host, once per optimizer step, so no extra device sync."""
-        loss, norm = self.log.record(step, sums, grad_norm, lr, data_s, first)
-        if not self.extract_only:  # graph extraction runs nothing: its values mean nothing
-            divergence.check_step(step, loss, norm, lr)
+    def record_steps(self, steps):
+        """Log the steps (step, sums, grad_norm, lr, data_s, first), then stop the run if one
+        diverged: the loss is checked where the log has already read it on the host, so no
+        extra device sync."""
+        for (step, _, _, lr, _, _), (loss, norm) in zip(steps, self.log.record_many(steps)):
+            if not self.extract_only:  # graph extraction runs nothing: its values mean nothing
+                divergence.check_step(step, loss, norm, lr)
+
+    def read_due(self, step, checkpoint_due):
+        """Whether this step's values are read now. Each read waits for the device, so a device
+        that defers reads (XLA) reads them for --log-every steps at once, and always before a
+        checkpoint; the others read every step."""
+        if not self.run_state.device.defers_reads:
+            return True
+        return checkpoint_due or step % self.args.log_every == 0 or step == self.last_step
 
     def one_step(self):
         """Train, record and (when due) checkpoint one optimizer step."""
@@ -83,7 +93,10 @@ class Trainer:
         sums, grad_norm, lr, data_s = train_step(run, self.inputs.global_batch, self.args.grad_clip)
         every = self.args.checkpoint_every
         checkpoint_due = (every and run.step % every == 0) or run.step == self.last_step
-        run.device.after_step(self.record_step, run.step, sums, grad_norm, lr, data_s, self.first)
+        self.unread.append((run.step, sums, grad_norm, lr, data_s, self.first))
+        if self.read_due(run.step, checkpoint_due):
+            run.device.after_step(self.record_steps, self.unread)
+            self.unread = []
         if checkpoint_due and not self.extract_only:  # on every rank, so that all stop together
             # Part of the step's graph, read once it ran: no host read in the middle of a graph.
             run.device.after_step(divergence.check_weights, run.step, run.params,

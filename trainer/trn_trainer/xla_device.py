@@ -59,6 +59,8 @@ def _gradient_buckets(tensors, cap_bytes):
 class XlaDevice(Device):
     kind = "xla"
     backend = "xla"
+    # A host read waits for the step's graph to finish: read step values every --log-every steps.
+    defers_reads = True
 
     def __init__(self, dist_env, dtype):
         super().__init__(dist_env, dtype)

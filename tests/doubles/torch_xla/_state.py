@@ -78,6 +78,8 @@ class _State:
         self.events.append("cut")
         self.pending = False
         closures, self.closures = self.closures, []
+        if closures:
+            self.events.append("closures")
         self.in_closure = True
         try:
             for fn, args in closures:
