@@ -33,14 +33,11 @@ class StepLog:
         """The next step's time counts from now (step times leave checkpoint writes out)."""
         self.last_time = time.perf_counter()
 
-    def record(self, step, sums, grad_norm, lr, data_s, first):
-        """Write and show the step's row; returns its (loss, gradient norm or None) as read."""
-        return self.record_many([(step, sums, grad_norm, lr, data_s, first)])[0]
-
     def record_many(self, steps):
-        """The rows of several steps read at once (a device that reads values every few steps):
-        the time since the last record is shared evenly among them. Returns each step's
-        (loss, gradient norm or None)."""
+        """Write and show the rows of the steps (step, sums, grad_norm, lr, data_s, first) read
+        at once - one step, or a few on a device that reads every --log-every steps - the time
+        since the last record shared evenly among them. Returns each step's (loss, gradient norm
+        or None) as read."""
         now = time.perf_counter()
         step_s = (now - self.last_time) / len(steps)
         self.last_time = now
