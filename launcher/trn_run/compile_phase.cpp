@@ -23,8 +23,7 @@
 namespace trn::launcher {
 namespace {
 
-// neuron_parallel_compile on PATH, else where the Neuron SDK installs it.
-// Looks on `path` (a PATH value), then in the SDK's folder.
+// neuron_parallel_compile on `path` (a PATH value), else where the Neuron SDK installs it.
 std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::string& path) {
   std::istringstream dirs(path);
   std::string dir;

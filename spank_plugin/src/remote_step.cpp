@@ -13,6 +13,7 @@
 #include "task_binding.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/whole_number.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/taskenv/task_environment.hpp"
 #include "user_cache_dir.hpp"
@@ -106,10 +107,8 @@ std::string summary(const StepState& step, const topology::CachedDiscovery& sour
                      " on " + facts.node_name + ": " + std::to_string(facts.local_task_count) +
                      " task(s)";
   if (step.placement.has_neuron_cores()) {
-    line += ", " + std::to_string(step.placement.cores_per_task) + " NeuronCore(s) each";
-  }
-  if (step.placement.has_neuron_cores()) {
-    line += ", " + std::string(taskenv::to_string(step.env_options.launch)) + " launch";
+    line += ", " + std::to_string(step.placement.cores_per_task) + " NeuronCore(s) each, " +
+            std::string(taskenv::to_string(step.env_options.launch)) + " launch";
   }
   line += ", bind " + std::string(placement::to_string(step.placement.bind));
   line += step.efa_in_use ? ", EFA in use" : ", no EFA";
@@ -232,8 +231,10 @@ void task_init_privileged(spank_t handle) {
 // slurmstepd before the tasks start reach only the slurmd log, so task 0 repeats the step's
 // decisions on its stderr, which is the user's terminal.
 bool srun_verbose(const Host& host) {
+  constexpr std::int64_t kVerbose = 4;
   const auto level = host.getenv("SRUN_DEBUG");
-  return level && level->size() == 1 && (*level)[0] >= '4' && (*level)[0] <= '9';
+  const auto number = level ? parse_whole_number(*level) : std::nullopt;
+  return number && *number >= kVerbose;
 }
 
 void task_init(spank_t handle) {

@@ -33,11 +33,9 @@ def weights_finite(params):
     return torch.stack([torch.isfinite(p.detach()).all() for p in params]).all()
 
 
-def check_weights(step, params, finite=None):
+def check_weights(step, finite):
     """Before a checkpoint: the weights after `step` must all be finite (one host read of
-    `finite`, from weights_finite, computed here when not given)."""
-    if finite is None:
-        finite = weights_finite(params)
+    `finite`, from weights_finite)."""
     if not bool(finite):
         raise DivergedError(f"step {step}: the weights are no longer finite, at a finite loss: "
                             f"training diverged and stops without saving this step; {_ADVICE}")

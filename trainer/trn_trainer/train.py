@@ -99,7 +99,7 @@ class Trainer:
             self.unread = []
         if checkpoint_due and not self.extract_only:  # on every rank, so that all stop together
             # Part of the step's graph, read once it ran: no host read in the middle of a graph.
-            run.device.after_step(divergence.check_weights, run.step, run.params,
+            run.device.after_step(divergence.check_weights, run.step,
                                   divergence.weights_finite(run.params))
         run.device.step_end()  # XLA: cut and run the graph; the closures follow
         self.first = False

@@ -106,9 +106,6 @@ class XlaDevice(Device):
         model = model.to(self.torch_device)
         return model.to(torch.bfloat16) if self.dtype == "bf16" else model
 
-    def all_reduce_sum_(self, tensor):
-        self.xm.all_reduce(self.xm.REDUCE_SUM, [tensor])
-
     def all_reduce_gradients_(self, grads, scalars):
         """The gradient list in place, bucketed by BUCKET_CAP_MB (no flat copy of the model);
         the loss sums ride in the last bucket."""

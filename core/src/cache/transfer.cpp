@@ -5,7 +5,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
-#include <set>
+#include <map>
+#include <optional>
 #include <system_error>
 
 #include "directory.hpp"
@@ -107,19 +108,22 @@ std::size_t remove_stale_temps(const std::filesystem::path& version_dir,
   return removed;
 }
 
+[[noreturn]] void throw_not_a_folder(const std::filesystem::path& target_path) {
+  throw Error(target_path.string() +
+              " is not a folder, so the entry cannot be put there: remove it (the compiler "
+              "recreates it as a folder)");
+}
+
 // One module folder of the source version: copied, counted as present, or skipped.
+// `listed_dir`: whether the destination's listing had the name as a folder; none when the
+// listing lacked it (another node's transfer may have put it there since).
 void transfer_entry(const detail::OpenDirectory& source_dir, const detail::OpenDirectory& target,
                     const std::filesystem::path& source_version_dir,
                     const std::filesystem::path& target_version_dir, const std::string& name,
-                    bool listed, Direction direction, TransferReport& report) {
+                    std::optional<bool> listed_dir, Direction direction, TransferReport& report) {
   const auto target_path = target_version_dir / name;
-  const auto target_info = target.stat_of(name);
-  if (target_info && !S_ISDIR(target_info->st_mode)) {
-    throw Error(target_path.string() +
-                " is not a folder, so the entry cannot be put there: remove it (the compiler "
-                "recreates it as a folder)");
-  }
-  if (listed) {
+  if (listed_dir && !*listed_dir) throw_not_a_folder(target_path);
+  if (listed_dir) {
     if (const auto bytes = present_in_both(source_dir, target, name)) {
       report.present++;
       report.present_bytes += *bytes;
@@ -135,7 +139,14 @@ void transfer_entry(const detail::OpenDirectory& source_dir, const detail::OpenD
   }
   bool replace = false;
   // Listed at the start, or put there since by a transfer on another node (shared tier).
-  if (listed || target_info) {
+  bool exists = listed_dir.has_value();
+  if (!exists) {
+    if (const auto info = target.stat_of(name)) {
+      if (!S_ISDIR(info->st_mode)) throw_not_a_folder(target_path);
+      exists = true;
+    }
+  }
+  if (exists) {
     const auto existing = read_entry(target_path);
     if (existing && existing->state == EntryState::kLocked) {
       report.busy++;
@@ -182,19 +193,21 @@ void transfer_version(const std::filesystem::path& source_version_dir,
     detail::throw_errno("cannot create", target_version_dir, error.value(), cache_fix);
   }
   auto target = detail::OpenDirectory::open(target_version_dir);
-  if (!target) return;  // removed while we work: the next transfer will do it
-  std::set<std::string> target_names;
+  if (!target) return;                       // removed while we work: the next transfer will do it
+  std::map<std::string, bool> target_names;  // name -> is a folder
   {
     const auto items = target->items();
     report.stale_temps_removed += remove_stale_temps(target_version_dir, items);
-    for (const auto& item : items) target_names.insert(item.name);
+    for (const auto& item : items) target_names.emplace(item.name, item.is_dir);
   }
 
   for (const auto& module : modules) {
     if (!module.is_dir || !is_module_dir_name(module.name)) continue;
+    const auto listed = target_names.find(module.name);
     try {
       transfer_entry(*source_dir, *target, source_version_dir, target_version_dir, module.name,
-                     target_names.count(module.name) != 0U, direction, report);
+                     listed == target_names.end() ? std::nullopt : std::optional(listed->second),
+                     direction, report);
     } catch (const Error& e) {
       // One bad entry must not cost every other entry its copy (and a recompile).
       report.bad.push_back({source_version_dir / module.name, e.what()});

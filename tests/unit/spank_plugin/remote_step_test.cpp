@@ -131,44 +131,25 @@ TEST_F(RemoteStep, PerCoreTasksGetTheNeuronWorldAndTorchrunTasksDoNot) {
   EXPECT_EQ(value_of(run.task_env[5], "PJRT_LOCAL_PROCESS_COUNT"), "32");
   EXPECT_EQ(value_of(run.task_env[5], "PJRT_LOCAL_PROCESS_RANK"), "5");
 
-  set_up_step(2, 1, 1);
-  fake_spank::state().argv = {"/usr/bin/torchrun", "--nproc_per_node=32", "train.py"};
-  run = run_step(plugin(), args_for("trn1.32xlarge"));
-  ASSERT_EQ(run.task_init[0], 0);
-  EXPECT_EQ(value_of(run.task_env[0], "NEURON_RT_VISIBLE_CORES"), "0-31");
-  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESS_INDEX"), "<unset>");
-  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESSES_NUM_DEVICES"), "<unset>");
-  EXPECT_EQ(value_of(run.task_env[0], "PJRT_LOCAL_PROCESS_COUNT"), "<unset>");
-
-  // A wrapper script that runs torchrun says so with --neuron-launch.
-  set_up_step(2, 1, 1);
-  fake_spank::state().argv = {"bash", "run.sh"};
-  run = run_step(plugin(), args_for("trn1.32xlarge"), {{"neuron-launch", "torchrun"}});
-  ASSERT_EQ(run.task_init[0], 0);
-  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESS_INDEX"), "<unset>");
-  set_up_step(2, 1, 1);
-  run = run_step(plugin(), args_for("trn1.32xlarge"));
-  ASSERT_EQ(run.task_init[0], 0);
-  EXPECT_EQ(value_of(run.task_env[0], "NEURON_PJRT_PROCESSES_NUM_DEVICES"), "32,32");
-}
-
-TEST_F(RemoteStep, SrunVerboseShowsTheDecisionsOnTheTerminal) {
-  // Plain srun (SRUN_DEBUG=3, info): the decisions stay in the slurmd log (verbose level).
-  set_up_step(1, 0, 2);
-  fake_spank::state().env["SRUN_DEBUG"] = "3";
-  StepRun run = run_step(plugin(), args_for("trn1.32xlarge"));
-  ASSERT_EQ(run.task_init[0], 0);
-  EXPECT_TRUE(fake_spank::log_lines("info", "NeuronCore(s) each").empty());
-  EXPECT_EQ(fake_spank::log_lines("verbose", "NeuronCore(s) each").size(), 1u);
-  // srun -v (SRUN_DEBUG=4): task 0 repeats them at info level, which reaches srun's stderr.
-  fake_spank::state().log.clear();
-  set_up_step(1, 0, 2);
-  fake_spank::state().env["SRUN_DEBUG"] = "4";
-  run = run_step(plugin(), args_for("trn1.32xlarge"));
-  ASSERT_EQ(run.task_init[0], 0);
-  const auto lines = fake_spank::log_lines("info", "spank_trn: step ");
-  ASSERT_EQ(lines.size(), 1u);
-  EXPECT_THAT(lines[0], HasSubstr("16 NeuronCore(s) each, per-core launch, bind numa"));
+  // One task per node running `argv`, with these options: the task's environment.
+  const auto one_task = [this](std::vector<std::string> argv, const Options& options) {
+    set_up_step(2, 1, 1);
+    fake_spank::state().argv = std::move(argv);
+    const StepRun one = run_step(plugin(), args_for("trn1.32xlarge"), options);
+    EXPECT_EQ(one.task_init[0], 0);
+    return one.task_env[0];
+  };
+  Env env = one_task({"/usr/bin/torchrun", "--nproc_per_node=32", "train.py"}, {});
+  EXPECT_EQ(value_of(env, "NEURON_RT_VISIBLE_CORES"), "0-31");
+  EXPECT_EQ(value_of(env, "NEURON_PJRT_PROCESS_INDEX"), "<unset>");
+  EXPECT_EQ(value_of(env, "NEURON_PJRT_PROCESSES_NUM_DEVICES"), "<unset>");
+  EXPECT_EQ(value_of(env, "PJRT_LOCAL_PROCESS_COUNT"), "<unset>");
+  // A wrapper script that runs torchrun says so with --neuron-launch; without it, the script is
+  // the worker.
+  env = one_task({"bash", "run.sh"}, {{"neuron-launch", "torchrun"}});
+  EXPECT_EQ(value_of(env, "NEURON_PJRT_PROCESS_INDEX"), "<unset>");
+  env = one_task({"bash", "run.sh"}, {});
+  EXPECT_EQ(value_of(env, "NEURON_PJRT_PROCESSES_NUM_DEVICES"), "32,32");
 }
 
 TEST_F(RemoteStep, Trn1SmallInstanceHasNoEfa) {
