@@ -9,6 +9,7 @@ enum ExitCode : int {
   kSuccess = 0,
   kUserError = 1,        // trn-run: training failed with the same exception on every rank
   kConfigHasErrors = 1,  // trn-cluster check: a config has errors (warnings alone are 0)
+  kUnhealthy = 1,        // trn-health: a check found a fault (warnings alone are 0)
   kBadInput = 2,         // usage, profile, plan, environment, topology, cache or I/O error
   kCompileFailed = 3,    // trn-run, trn-compile: neuron_parallel_compile reported failed graphs
   kRequeued = 4,         // trn-run: a node failed; the job was requeued and will resume

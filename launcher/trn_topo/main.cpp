@@ -36,7 +36,7 @@ topo_tool::Report build_report(topo_tool::Options& options) {
     const taskenv::TaskIds ids{i, options.facts.node_id * options.request.local_tasks + i};
     report.tasks.push_back(taskenv::task_environment(report.step_environment, ids, from_process));
   }
-  if (options.fabric) report.fabric = topo_tool::query_fabric();
+  if (options.fabric) report.fabric = launcher::query_fabric_providers();
   return report;
 }
 

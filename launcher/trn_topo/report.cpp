@@ -87,7 +87,7 @@ void print_tasks(std::ostream& out, const Report& r) {
   }
 }
 
-void print_fabric(std::ostream& out, const FabricReport& f, bool has_efa) {
+void print_fabric(std::ostream& out, const health::FabricProviders& f, bool has_efa) {
   out << "\nlibfabric providers (fi_getinfo): ";
   if (!f.error.empty()) {
     out << "none (" << f.error << ")\n";

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "fabric_report.hpp"
+#include "common/fabric_providers.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/taskenv/task_environment.hpp"
 #include "trn/topology/node_topology.hpp"
@@ -18,7 +18,7 @@ struct Report {
   placement::StepPlacement placement;
   taskenv::StepEnvironment step_environment;
   std::vector<taskenv::TaskEnvironment> tasks;  // by local task id
-  std::optional<FabricReport> fabric;
+  std::optional<health::FabricProviders> fabric;
 };
 
 void print_text(std::ostream& out, const Report& report);

@@ -9,19 +9,12 @@
 #include "pci_map.hpp"
 #include "sysfs.hpp"
 #include "trn/common/error.hpp"
-#include "trn/common/text_file.hpp"
 #include "trn/topology/instance_maps.hpp"
 #include "trn/topology/kernel_release.hpp"
+#include "trn/topology/node_identity.hpp"
 
 namespace trn::topology {
 namespace {
-
-std::string read_instance_type(const std::filesystem::path& root) {
-  // Absent on machines without DMI (some VMs): the type is then unknown, which only matters
-  // when a documented PCI map would be needed.
-  FileRead read = try_read_text(sysfs::under(root, "sys/class/dmi/id/product_name"));
-  return read.ok() ? std::string(trim(read.text)) : std::string();
-}
 
 // The NUMA node of a PCI function that reports none (-1): the only node, or the node holding
 // all of its local CPUs.
@@ -81,9 +74,7 @@ NodeTopology discover(const DiscoveryOptions& options) {
   parse_kernel_release(node.kernel_release, release_file.string());
   // Only the per-boot cache needs the boot id: without one, discovery goes on and the
   // topology is simply not cached (save_topology_cache says so).
-  if (const FileRead boot = try_read_text(sysfs::under(root, kBootIdFile)); boot.ok()) {
-    node.boot_id = std::string(trim(boot.text));
-  }
+  node.boot_id = read_boot_id(root);
 
   CpuTopology cpus = read_cpu_topology(root);
   node.numa_nodes = std::move(cpus.numa_nodes);

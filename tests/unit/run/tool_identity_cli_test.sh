@@ -9,7 +9,7 @@ version=$2
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 
-for tool in trn-run trn-compile trn-topo trn-cache trn-cluster; do
+for tool in trn-run trn-compile trn-topo trn-cache trn-cluster trn-health; do
   out=$("$bin/$tool" --version 2>&1)
   code=$?
   [ "$code" = 0 ] || fail "$tool --version exited $code: $out"

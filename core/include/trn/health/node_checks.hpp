@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "trn/health/baseline.hpp"
+#include "trn/health/check_result.hpp"
+#include "trn/topology/neuron_ls.hpp"
+
+namespace trn::health {
+
+// The libfabric providers fi_getinfo offered, asked in trn-health's own process (never in
+// slurmstepd): see launcher/common/fabric_report.hpp.
+struct FabricProviders {
+  std::vector<std::string> providers;
+  std::string error;  // fi_getinfo's error, when it failed
+};
+
+struct NodeCheckOptions {
+  std::filesystem::path fsroot = "/";  // every file is read below it (a fixture tree in tests)
+  Baseline baseline;                   // the node's last clean check (read_baseline)
+  // `neuron-ls -j`, recorded or captured; nullopt when the tool is not installed.
+  std::optional<topology::NeuronLsOutput> neuron_ls;
+  std::string neuron_ls_error;  // why running neuron-ls failed ("" when it did not)
+  // nullopt: not asked (a recorded tree: this machine's libfabric says nothing about it).
+  std::optional<FabricProviders> fabric;
+  std::optional<std::filesystem::path> cache_dir;  // the node-local compile-cache tier
+  std::uint64_t min_free_bytes = std::uint64_t{1} << 30;
+};
+
+// What the documented instance type says the node must have. Unknown types expect nothing.
+struct Expected {
+  std::string instance_type;
+  unsigned devices = 0;
+  unsigned cores_per_device = 0;  // physical NeuronCores
+  std::string device_name;        // "Trainium1"
+  unsigned efa_devices = 0;
+  std::map<std::string, std::string> efa_served;  // "0000:10:1a.0" -> "neuron0, neuron1"
+  bool documented = false;
+};
+Expected expected_for(const std::filesystem::path& fsroot);
+
+// One check per file (core/src/health/<check>_check.cpp); each returns its result and never
+// throws for what it reads (unreadable or garbage input is a warning).
+CheckResult check_neuron_devices(const NodeCheckOptions& options, const Expected& expected);
+// Also fills `counters` with every value read, for the next baseline.
+CheckResult check_error_counters(const NodeCheckOptions& options,
+                                 std::map<std::string, std::int64_t>& counters);
+// Also sets `last_sequence` to the newest kernel log record read.
+CheckResult check_kernel_log(const NodeCheckOptions& options, std::uint64_t& last_sequence);
+CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected);
+CheckResult check_cache_tier(const NodeCheckOptions& options);
+
+struct NodeCheckRun {
+  NodeHealth health;
+  Baseline observed;  // what a clean check records as the new baseline
+};
+
+// Every node-local check, each timed.
+NodeCheckRun check_node(const NodeCheckOptions& options, const std::string& node);
+
+}  // namespace trn::health

@@ -1,0 +1,37 @@
+#include <chrono>
+#include <functional>
+
+#include "trn/health/node_checks.hpp"
+#include "trn/topology/node_identity.hpp"
+
+namespace trn::health {
+namespace {
+
+CheckResult timed(const std::function<CheckResult()>& check) {
+  const auto start = std::chrono::steady_clock::now();
+  CheckResult result = check();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace
+
+NodeCheckRun check_node(const NodeCheckOptions& options, const std::string& node) {
+  NodeCheckRun run;
+  run.health.node = node;
+  run.observed.boot_id = topology::read_boot_id(options.fsroot);
+  Expected expected;
+  run.health.checks.push_back(timed([&] {
+    expected = expected_for(options.fsroot);
+    return check_neuron_devices(options, expected);
+  }));
+  run.health.checks.push_back(
+      timed([&] { return check_error_counters(options, run.observed.counters); }));
+  run.health.checks.push_back(
+      timed([&] { return check_kernel_log(options, run.observed.kernel_log_sequence); }));
+  run.health.checks.push_back(timed([&] { return check_efa(options, expected); }));
+  run.health.checks.push_back(timed([&] { return check_cache_tier(options); }));
+  return run;
+}
+
+}  // namespace trn::health

@@ -1,0 +1,92 @@
+// Uncorrected ECC counters per device and hardware errors per NeuronCore (docs/health.md
+// #counters). They count from driver load, so only a rise since the node's last clean check
+// makes it unhealthy; the evidence names device, counter and value.
+#include <algorithm>
+
+#include "trn/common/text_file.hpp"
+#include "trn/common/whole_number.hpp"
+#include "trn/health/node_checks.hpp"
+
+namespace trn::health {
+namespace {
+
+constexpr const char* kCheck = "error-counters";
+constexpr std::string_view kDeviceCounters[] = {
+    "mem_ecc_uncorrected", "mem_ecc_repairable_uncorrected", "sram_ecc_uncorrected"};
+
+std::vector<std::string> sorted_entries(const std::filesystem::path& dir, std::string_view prefix) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    auto name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size()) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+struct Reading {
+  std::vector<std::string> rises;     // "neuron3 mem_ecc_uncorrected 2 (was 0)"
+  std::vector<std::string> problems;  // unreadable or garbage counters
+  unsigned read = 0;
+};
+
+void read_counter(const std::filesystem::path& device_root, const std::string& key,
+                  const std::string& label, const Baseline& baseline,
+                  std::map<std::string, std::int64_t>& counters, Reading& reading) {
+  const auto file = device_root / key / "total";
+  const FileRead read = try_read_text(file);
+  if (read.status == FileRead::Status::kMissing) return;  // older drivers lack some counters
+  const auto value = read.ok() ? parse_whole_number(trim(read.text)) : std::nullopt;
+  if (!value || *value < 0) {
+    reading.problems.push_back(file.string() + (read.ok() ? " holds no count" : " unreadable"));
+    return;
+  }
+  ++reading.read;
+  const auto full_key = device_root.filename().string() + "/" + key;
+  counters[full_key] = *value;
+  const auto it = baseline.counters.find(full_key);
+  const std::int64_t before = it == baseline.counters.end() ? 0 : it->second;
+  if (*value > before) {
+    reading.rises.push_back(label + " " + std::to_string(*value) + " (" + std::to_string(before) +
+                            " at the last clean check)");
+  }
+}
+
+}  // namespace
+
+CheckResult check_error_counters(const NodeCheckOptions& options,
+                                 std::map<std::string, std::int64_t>& counters) {
+  const auto base = options.fsroot / "sys/devices/virtual/neuron_device";
+  const auto devices = sorted_entries(base, "neuron");
+  if (devices.empty()) return {kCheck, CheckStatus::kSkipped, "no Neuron devices"};
+  Reading reading;
+  for (const auto& device : devices) {
+    const auto root = base / device;
+    for (const auto counter : kDeviceCounters) {
+      read_counter(root, "stats/hardware/" + std::string(counter),
+                   device + " " + std::string(counter), options.baseline, counters, reading);
+    }
+    for (const auto& core : sorted_entries(root, "neuron_core")) {
+      read_counter(root, core + "/stats/status/hw_error", device + " " + core + " hw_error",
+                   options.baseline, counters, reading);
+    }
+  }
+  if (!reading.rises.empty()) {
+    std::string evidence = reading.rises.front();
+    if (reading.rises.size() > 1)
+      evidence += " and " + std::to_string(reading.rises.size() - 1) + " more";
+    return {kCheck, CheckStatus::kFailed, evidence};
+  }
+  if (!reading.problems.empty()) {
+    return {kCheck, CheckStatus::kWarning, reading.problems.front()};
+  }
+  if (reading.read == 0) {
+    return {kCheck, CheckStatus::kWarning,
+            "no error counters under " + base.string() + " (Neuron driver too old?)"};
+  }
+  return {kCheck, CheckStatus::kOk,
+          std::to_string(reading.read) + " counters at or below the last clean check"};
+}
+
+}  // namespace trn::health

@@ -1,0 +1,68 @@
+#include <sstream>
+
+#include "modes.hpp"
+#include "trn/common/env_value.hpp"
+#include "trn/common/error.hpp"
+#include "trn/common/process.hpp"
+#include "trn/common/whole_number.hpp"
+#include "trn/health/reach.hpp"
+#include "trn/taskenv/rendezvous_ports.hpp"
+
+namespace trn::health_tool {
+namespace {
+
+std::string required_env(const char* name) {
+  auto value = env_value(name);
+  if (!value || value->empty()) {
+    throw Error(std::string("--step runs in a Slurm step (no ") + name +
+                "): srun --ntasks-per-node=1 trn-health --step");
+  }
+  return *value;
+}
+
+std::uint32_t env_number(const char* name) {
+  return static_cast<std::uint32_t>(
+      parse_whole_number_in(required_env(name), name, 0, 4294967295LL));
+}
+
+// The step's nodes in node-id order, as Slurm expands its own hostlist.
+std::vector<std::string> step_nodes(const std::string& hostlist) {
+  ProcessOptions options;
+  options.stdin_dev_null = true;
+  options.timeout = std::chrono::seconds(10);
+  const auto result = capture_process({"scontrol", "show", "hostnames", hostlist}, options);
+  if (result.status != 0 || result.timed_out) {
+    throw Error("scontrol show hostnames " + hostlist + " failed: is scontrol on PATH?");
+  }
+  std::vector<std::string> nodes;
+  std::istringstream lines(result.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) nodes.push_back(line);
+  }
+  return nodes;
+}
+
+}  // namespace
+
+void add_reach_check(const Options& options, health::NodeHealth& health) {
+  const auto nodes = step_nodes(required_env("SLURM_STEP_NODELIST"));
+  const auto tasks = env_number("SLURM_STEP_NUM_TASKS");
+  if (tasks != nodes.size()) {
+    throw Error("--step needs one task per node (" + std::to_string(tasks) + " tasks on " +
+                std::to_string(nodes.size()) +
+                " nodes): srun --ntasks-per-node=1 trn-health --step");
+  }
+  health::ReachOptions reach;
+  for (const auto& node : nodes) reach.peers.push_back({node, node});
+  reach.self = env_number("SLURM_NODEID");
+  if (reach.self >= nodes.size()) throw Error("SLURM_NODEID is beyond the step's node list");
+  reach.port = taskenv::rendezvous_ports(env_number("SLURM_JOB_ID"), env_number("SLURM_STEP_ID"))
+                   .master_port;
+  reach.deadline = options.reach_deadline;
+  auto outcome = health::check_reach(reach);
+  health.checks.push_back(std::move(outcome.result));
+  // Which node is at fault is judged across every node's report (trn-run, unreachable_nodes).
+  health.unreached = std::move(outcome.unreached);
+}
+
+}  // namespace trn::health_tool

@@ -1,0 +1,59 @@
+#!/bin/bash
+# trn-health's command line: exit 0 on a clean tree, 1 on a faulty one (the failed check on its
+# line), 2 with one clear line for bad input; %n in --fsroot is the node's name; --json parses;
+# --accept records a baseline that then makes the same counters healthy.
+# usage: health_cli_test.sh BIN_DIR FIXTURES_DIR
+set -u
+bin=$1
+fixtures=$2
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+expect() {  # CODE PATTERN COMMAND...: exit code and a line matching PATTERN (stdout+stderr)
+  local want=$1 pattern=$2 out code
+  shift 2
+  out=$(env -u SLURM_JOB_ID -u SLURM_STEP_NODELIST "$@" 2>&1)
+  code=$?
+  [[ $code -eq $want ]] || fail "$*: exit $code, expected $want: $out"
+  grep -qE -- "$pattern" <<<"$out" || fail "$*: no line matching '$pattern' in: $out"
+}
+
+expect 0 '^n1 neuron-devices ok .* 16 devices x 2 NeuronCores' "$bin/trn-health" --node n1 --fsroot "$fixtures/trn1.32xlarge"
+expect 1 '^n1 kernel-log FAILED .*NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR' "$bin/trn-health" --node n1 --fsroot "$fixtures/faulty/hardware-error-line"
+expect 1 '^n1 efa FAILED .*7 of 8 EFA devices' "$bin/trn-health" --node n1 --fsroot "$fixtures/faulty/missing-efa"
+
+# %n: one tree per node.
+mkdir -p "$scratch/nodes"
+cp -r "$fixtures/trn1.2xlarge" "$scratch/nodes/good"
+cp -r "$fixtures/faulty/ecc-uncorrected" "$scratch/nodes/bad"
+expect 0 '^good error-counters ok' "$bin/trn-health" --node good --fsroot "$scratch/nodes/%n"
+expect 1 '^bad error-counters FAILED .*neuron0 mem_ecc_uncorrected 2' "$bin/trn-health" --node bad --fsroot "$scratch/nodes/%n"
+
+# --json: one object naming the failed check.
+json=$(env -u SLURM_JOB_ID "$bin/trn-health" --node bad --fsroot "$scratch/nodes/%n" --json)
+/usr/bin/python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["node"] == "bad" and d["healthy"] is False, d
+failed = [c["check"] for c in d["checks"] if c["status"] == "FAILED"]
+assert failed == ["error-counters"], failed
+' "$json" || fail "--json output: $json"
+
+# --accept records the counters as clean (after a repair); a later rise fails again.
+expect 0 'recorded .*baseline.json as the clean baseline of bad' "$bin/trn-health" --node bad --fsroot "$scratch/nodes/%n" --accept
+expect 0 '^bad error-counters ok' "$bin/trn-health" --node bad --fsroot "$scratch/nodes/%n"
+echo 3 >"$scratch/nodes/bad/sys/devices/virtual/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected/total"
+expect 1 'mem_ecc_uncorrected 3 \(2 at the last clean check\)' "$bin/trn-health" --node bad --fsroot "$scratch/nodes/%n"
+
+# Bad input: exit 2, one line naming the input and the fix.
+expect 2 '^trn-health: --fsroot /nonexistent/n1 is not a directory' "$bin/trn-health" --node n1 --fsroot /nonexistent/%n
+expect 2 '^trn-health: .*--min-free-gib' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --min-free-gib -1
+expect 2 '^trn-health: .*--reach-deadline-ms' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --reach-deadline-ms 99999999
+expect 2 '^trn-health: --step runs in a Slurm step' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --step
+expect 2 '^trn-health: --step, --slurm and --accept are different modes' "$bin/trn-health" --step --slurm
+expect 2 '^trn-health: .*unrecognised|unrecognized' "$bin/trn-health" --frobnicate
+expect 2 "^trn-health: .*neuron-ls.*" "$bin/trn-health" --fsroot "$fixtures/cpu-only" --neuron-ls /nonexistent.json
+
+[[ $failures -eq 0 ]] && echo "ok" || { echo "$failures failure(s)"; exit 1; }
