@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/exit_codes.hpp"
+#include "step_nodes.hpp"
 #include "trn/cache/compiler_version.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/manifest.hpp"
@@ -39,7 +40,10 @@ std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::str
 
 std::vector<std::string> one_task_per_node(const plan::Plan& plan) {
   const auto nodes = std::to_string(plan.nodes);
-  return {"srun", "--nodes=" + nodes, "--ntasks=" + nodes, "--ntasks-per-node=1"};
+  std::vector<std::string> argv = {"srun", "--nodes=" + nodes, "--ntasks=" + nodes,
+                                   "--ntasks-per-node=1"};
+  for (auto& option : srun_node_selection(plan)) argv.push_back(std::move(option));
+  return argv;
 }
 
 // The installed compiler's version (it names the cache's neuronxcc-<version> folder), or

@@ -11,6 +11,7 @@
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/node_name.hpp"
 #include "trn/common/process.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/topology/discover.hpp"
@@ -19,11 +20,9 @@ namespace trn::launcher {
 
 NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
   NodeFacts facts;
-  std::array<char, 256> host{};
-  gethostname(host.data(), host.size() - 1);
-  facts.node = host.data();
+  facts.node = this_node_name();  // the Slurm node name: what steps and drains use
   topology::DiscoveryOptions discovery;
-  discovery.fsroot = fsroot;
+  discovery.fsroot = expand_node_name(fsroot.string(), this_node_name());  // %n: one tree per node
   const auto topology = topology::discover(discovery);
   facts.instance_type = topology.instance_type;
   facts.neuron_devices = static_cast<std::int64_t>(topology.devices.size());

@@ -10,9 +10,11 @@
 
 #include "common/exit_codes.hpp"
 #include "compile_phase.hpp"
+#include "health_gate.hpp"
 #include "install_layout.hpp"
 #include "node_facts.hpp"
 #include "planned_instance.hpp"
+#include "step_nodes.hpp"
 #include "train_phase.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
@@ -46,6 +48,7 @@ struct RunOptions {
   bool plan_only = false;
   bool json = false;
   bool force_compile = false;
+  bool health_check = true;  // --no-health-check turns the gate off
   std::optional<std::string> cache_shared;
   std::string fsroot = "/";
   std::vector<std::string> trainer_args;
@@ -109,6 +112,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
       "json", po::bool_switch(&options.json), "print the plan as JSON")(
       "force-compile", po::bool_switch(&options.force_compile),
       "compile even when the cache has this configuration")(
+      "no-health-check", po::bool_switch(), "do not run trn-health on the nodes before compiling")(
       "micro-batch", po::value(&micro_batch), "sequences per worker per micro-step, 1-1048576")(
       "global-batch", po::value(&global_batch), "sequences per optimizer step, 1-2147483647")(
       "steps", po::value(&steps), "optimizer steps, 1-2147483647")(
@@ -119,7 +123,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
       "requeues allowed after node failures, 0-2147483647")(
       "cache-shared", po::value<std::string>(),
       "shared compile-cache tier (default: $TRN_CACHE_SHARED)")(
-      "fsroot", po::value(&options.fsroot), "filesystem root for node discovery (fixtures)");
+      "fsroot", po::value(&options.fsroot),
+      "filesystem root for node discovery and health (fixtures; %n: the node's name)");
   po::positional_options_description positional;
   positional.add("profile", 1);
   po::variables_map values;
@@ -141,6 +146,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
     options.nodes =
         static_cast<unsigned>(parse_whole_number_in(nodes, "--nodes", 1, plan::kMaxProfileNodes));
   }
+  options.health_check = !values["no-health-check"].as<bool>();
   if (values.count("cache-shared")) options.cache_shared = values["cache-shared"].as<std::string>();
   if (values.count("instance-type")) {
     options.instance_type = values["instance-type"].as<std::string>();
@@ -177,8 +183,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 std::vector<std::string> srun_layout(const plan::Plan& plan) {
   const auto nodes = std::to_string(plan.nodes);
-  return {"--nodes=" + nodes, "--ntasks=" + std::to_string(plan.nodes * plan.tasks_per_node),
-          "--ntasks-per-node=" + std::to_string(plan.tasks_per_node)};
+  std::vector<std::string> args = {"--nodes=" + nodes,
+                                   "--ntasks=" + std::to_string(plan.nodes * plan.tasks_per_node),
+                                   "--ntasks-per-node=" + std::to_string(plan.tasks_per_node)};
+  for (auto& option : srun_node_selection(plan)) args.push_back(std::move(option));
+  return args;
 }
 
 std::map<std::string, std::string> step_environment(const plan::Plan& plan,
@@ -301,7 +310,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (options.run_dir) request.run_dir = *options.run_dir;
   request.extra_args = options.trainer_args;
   request.home = env_value("HOME").value_or("");
-  const auto plan = plan::make_plan(profile, request);
+  auto plan = plan::make_plan(profile, request);
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
   if (options.run_dir) {
     run::check_run_dir_continues(plan.run_dir, plan,
@@ -312,6 +321,43 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (options.plan_only) {
     std::cout << (options.json ? plan::to_json(plan).dump(2) + "\n" : plan::render_plan_text(plan));
     return kSuccess;
+  }
+
+  nlohmann::json phases = nlohmann::json::object();
+  if (job_nodes && options.health_check) {
+    // No job starts on a sick node: drain it and go on without it when the plan allows,
+    // else requeue (the drained node is not scheduled again).
+    const auto health_started = std::chrono::steady_clock::now();
+    const auto gate = run_health_gate(layout.bin_dir / "trn-health", nodes, options.fsroot);
+    phases["health"] = {{"seconds", seconds_since(health_started)}, {"nodes", gate.report}};
+    if (!gate.unhealthy.empty()) {
+      std::vector<std::string> excluded;
+      for (const auto& sick : gate.unhealthy) excluded.push_back(sick.node);
+      phases["health"]["excluded"] = excluded;
+      run::FailureDiagnosis diagnosis;
+      diagnosis.kind = run::FailureKind::kNodeFailure;
+      diagnosis.summary =
+          std::to_string(excluded.size()) + " unhealthy node(s): " + gate.unhealthy.front().reason;
+      std::vector<plan::NodeCores> healthy;
+      for (const auto& node : node_cores) {
+        if (std::find(excluded.begin(), excluded.end(), node.node) == excluded.end())
+          healthy.push_back(node);
+      }
+      if (healthy.empty()) return requeue_or_fail(plan, *allocation, diagnosis);
+      auto reduced = request;
+      reduced.cluster = plan::cluster_shape_of(healthy, allocation->job_id);
+      reduced.cluster.instance_type = request.cluster.instance_type;
+      try {
+        auto replanned = plan::make_plan(profile, reduced);
+        replanned.excluded_nodes = excluded;
+        plan = std::move(replanned);
+      } catch (const Error& error) {
+        std::cerr << "trn-run: cannot go on without the unhealthy node(s): " << error.what()
+                  << '\n';
+        return requeue_or_fail(plan, *allocation, diagnosis);
+      }
+      std::cout << "trn-run: going on with the " << plan.nodes << " healthy node(s)\n";
+    }
   }
 
   std::filesystem::create_directories(plan.run_dir / "logs");
@@ -328,7 +374,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in "
               << plan.run_dir.string() << '\n';
   }
-  nlohmann::json phases = {{"plan_seconds", seconds_since(started)}};
+  phases["plan_seconds"] = seconds_since(started);
 
   CompileRequest compile;
   compile.plan = &plan;

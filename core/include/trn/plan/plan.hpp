@@ -30,8 +30,10 @@ struct Plan {
 
   std::int64_t nodes = 0;
   std::vector<std::string> node_list;  // empty when planned without an allocation
-  std::string instance_type;           // the nodes' EC2 type, as the plan knew it ("": unknown)
-  bool neuron_devices = false;         // workers are NeuronCores (else CPU workers)
+  // The job's nodes left out of every step (unhealthy: trn-run's health gate drained them).
+  std::vector<std::string> excluded_nodes;
+  std::string instance_type;    // the nodes' EC2 type, as the plan knew it ("": unknown)
+  bool neuron_devices = false;  // workers are NeuronCores (else CPU workers)
   std::int64_t workers_per_node = 0;
   std::int64_t world_size = 0;  // nodes * workers_per_node = tp * pp * dp
   std::int64_t tensor_parallel = 1;

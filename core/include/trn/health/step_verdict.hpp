@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "trn/health/check_result.hpp"
+
+namespace trn::health {
+
+struct UnhealthyNode {
+  std::string node;
+  std::string reason;  // drain_reason(): "trn-health: <check>: <evidence>"
+};
+
+struct StepVerdict {
+  std::vector<UnhealthyNode> unhealthy;  // in the order of `nodes`, reach verdicts last
+  std::vector<std::string> warnings;     // checks that could not run, nodes without a report
+};
+
+// Which of a step's nodes are unhealthy, from every node's `trn-health --step` report: a failed
+// node-local check makes its own node unhealthy; a failed reach check names only the node most
+// others could not reach (unreachable_nodes). A node without a report is a warning, never a
+// reason to drain (the check could not run there).
+StepVerdict judge_step_reports(const std::vector<std::string>& nodes,
+                               const std::vector<NodeHealth>& reports);
+
+}  // namespace trn::health

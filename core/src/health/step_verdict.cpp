@@ -1,0 +1,65 @@
+#include "trn/health/step_verdict.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "trn/health/reach.hpp"
+
+namespace trn::health {
+
+StepVerdict judge_step_reports(const std::vector<std::string>& nodes,
+                               const std::vector<NodeHealth>& reports) {
+  StepVerdict verdict;
+  std::map<std::string, std::vector<std::string>> unreached;
+  std::map<std::string, const NodeHealth*> by_node;
+  for (const auto& report : reports) {
+    by_node[report.node] = &report;
+    unreached[report.node] = report.unreached;
+  }
+  for (const auto& node : nodes) {
+    const auto it = by_node.find(node);
+    if (it == by_node.end()) {
+      verdict.warnings.push_back(node + ": no health report (trn-health did not run there)");
+      continue;
+    }
+    for (const auto& check : it->second->checks) {
+      if (check.status == CheckStatus::kWarning) {
+        verdict.warnings.push_back(node + ": " + check.check + ": " + check.evidence);
+      }
+    }
+    const auto failed = std::find_if(
+        it->second->checks.begin(), it->second->checks.end(), [](const CheckResult& check) {
+          return check.status == CheckStatus::kFailed && check.check != "reach";
+        });
+    if (failed != it->second->checks.end())
+      verdict.unhealthy.push_back({node, drain_reason(*failed)});
+  }
+  const auto blamed = unreachable_nodes(nodes, unreached);
+  for (const auto& node : blamed) {
+    if (std::any_of(verdict.unhealthy.begin(), verdict.unhealthy.end(),
+                    [&](const UnhealthyNode& u) { return u.node == node; })) {
+      continue;
+    }
+    std::size_t failed = 0;
+    for (const auto& [reporter, peers] : unreached) {
+      if (reporter != node && std::find(peers.begin(), peers.end(), node) != peers.end()) ++failed;
+    }
+    const auto others = unreached.size() - (unreached.count(node) ? 1 : 0);
+    const CheckResult reach{"reach", CheckStatus::kFailed,
+                            "not reachable from " + std::to_string(failed) + " of " +
+                                std::to_string(others) + " other nodes of the step",
+                            0};
+    verdict.unhealthy.push_back({node, drain_reason(reach)});
+  }
+  if (blamed.empty()) {
+    for (const auto& [node, peers] : unreached) {
+      if (!peers.empty()) {
+        verdict.warnings.push_back(node + ": could not reach " + peers.front() +
+                                   ", but no node is unreachable from most others");
+      }
+    }
+  }
+  return verdict;
+}
+
+}  // namespace trn::health

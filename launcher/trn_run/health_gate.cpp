@@ -1,0 +1,49 @@
+#include "health_gate.hpp"
+
+#include <iostream>
+#include <sstream>
+
+#include "common/node_drain.hpp"
+#include "trn/common/error.hpp"
+#include "trn/common/process.hpp"
+
+namespace trn::launcher {
+
+HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
+                                 const std::vector<NodeFacts>& nodes, const std::string& fsroot) {
+  const auto count = std::to_string(nodes.size());
+  // The check exits 1 on an unhealthy node: the reports say which; only the output counts.
+  ProcessOptions options;
+  options.stdin_dev_null = true;
+  const auto step = capture_process(
+      {"srun", "--nodes=" + count, "--ntasks=" + count, "--ntasks-per-node=1",
+       "--kill-on-bad-exit=0", trn_health.string(), "--step", "--json", "--fsroot", fsroot},
+      options);
+  std::vector<health::NodeHealth> reports;
+  std::istringstream lines(step.output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line.front() != '{') continue;
+    try {
+      reports.push_back(health::node_health_from_json(nlohmann::json::parse(line)));
+    } catch (const nlohmann::json::exception& error) {
+      throw Error("unexpected trn-health output '" + line + "': " + error.what());
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& node : nodes) names.push_back(node.node);
+  const auto verdict = health::judge_step_reports(names, reports);
+  HealthGateResult result{verdict.unhealthy, nlohmann::json::array()};
+  for (const auto& report : reports) result.report.push_back(health::to_json(report));
+  for (const auto& warning : verdict.warnings) {
+    std::cerr << "trn-run: health warning: " << warning << '\n';
+  }
+  for (const auto& sick : result.unhealthy) {
+    std::string message;
+    const bool drained = drain_node(sick.node, sick.reason, message);
+    std::cerr << "trn-run: " << sick.node << " is unhealthy (" << sick.reason << "); "
+              << (drained ? "drained" : message) << '\n';
+  }
+  return result;
+}
+
+}  // namespace trn::launcher
