@@ -1,5 +1,6 @@
 #include "health_gate.hpp"
 
+#include <chrono>
 #include <iostream>
 #include <sstream>
 
@@ -10,15 +11,19 @@
 namespace trn::launcher {
 
 HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
-                                 const std::vector<NodeFacts>& nodes, const std::string& fsroot) {
+                                 const std::vector<NodeFacts>& nodes, const std::string& fsroot,
+                                 const std::vector<std::string>& srun_selection) {
   const auto count = std::to_string(nodes.size());
   // The check exits 1 on an unhealthy node: the reports say which; only the output counts.
   ProcessOptions options;
   options.stdin_dev_null = true;
-  const auto step = capture_process(
-      {"srun", "--nodes=" + count, "--ntasks=" + count, "--ntasks-per-node=1",
-       "--kill-on-bad-exit=0", trn_health.string(), "--step", "--json", "--fsroot", fsroot},
-      options);
+  // After a failure a node may be gone and the step never start: the reports that came are used.
+  options.timeout = std::chrono::seconds(60);
+  std::vector<std::string> argv = {"srun", "--nodes=" + count, "--ntasks=" + count,
+                                   "--ntasks-per-node=1", "--kill-on-bad-exit=0"};
+  argv.insert(argv.end(), srun_selection.begin(), srun_selection.end());
+  argv.insert(argv.end(), {trn_health.string(), "--step", "--json", "--fsroot", fsroot});
+  const auto step = capture_process(argv, options);
   std::vector<health::NodeHealth> reports;
   std::istringstream lines(step.output);
   for (std::string line; std::getline(lines, line);) {

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "common/exit_codes.hpp"
+#include "common/node_drain.hpp"
 #include "compile_phase.hpp"
 #include "health_gate.hpp"
 #include "install_layout.hpp"
@@ -416,7 +417,34 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
               << (plan.run_dir / "results.json").string() << '\n';
     return kSuccess;
   }
-  return requeue_or_fail(plan, *allocation, outcome.diagnosis);
+  auto diagnosis = outcome.diagnosis;
+  if (!diagnosis.failed_node.empty()) {
+    // A rank printed a Neuron hardware status: its node is drained like an unhealthy one.
+    const health::CheckResult runtime{"runtime", health::CheckStatus::kFailed,
+                                      diagnosis.node_evidence, 0};
+    std::string message;
+    const bool drained = drain_node(diagnosis.failed_node, health::drain_reason(runtime), message);
+    std::cerr << "trn-run: " << diagnosis.failed_node << " failed ("
+              << health::drain_reason(runtime) << "); " << (drained ? "drained" : message) << '\n';
+  } else if (job_nodes && options.health_check) {
+    // A NEURON_HW_ERR on a node since the gate makes the failure that node's, whatever the
+    // ranks printed.
+    std::vector<NodeFacts> in_plan;
+    for (const auto& node : nodes) {
+      if (std::find(plan.node_list.begin(), plan.node_list.end(), node.node) !=
+          plan.node_list.end())
+        in_plan.push_back(node);
+    }
+    const auto gate = run_health_gate(layout.bin_dir / "trn-health", in_plan, options.fsroot,
+                                      srun_node_selection(plan));
+    if (!gate.unhealthy.empty()) {
+      diagnosis.kind = run::FailureKind::kNodeFailure;
+      diagnosis.failed_node = gate.unhealthy.front().node;
+      diagnosis.summary = "node " + diagnosis.failed_node + " is unhealthy after the failure (" +
+                          gate.unhealthy.front().reason + ")";
+    }
+  }
+  return requeue_or_fail(plan, *allocation, diagnosis);
 }
 
 }  // namespace trn::launcher

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "trn/run/neuron_hardware_status.hpp"
+
 namespace trn::run {
 namespace {
 
@@ -107,6 +109,18 @@ FailureDiagnosis user_error(unsigned rank, const RankError& error, const std::st
 // - anything else (ranks disagree, a rank vanished without Slurm cancelling it): a node failure.
 FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
                                            unsigned expected_ranks) {
+  for (const auto& rank : ranks) {
+    if (const auto status = find_neuron_hardware_status(rank.text)) {
+      FailureDiagnosis diagnosis;
+      diagnosis.kind = FailureKind::kNodeFailure;
+      diagnosis.failed_node = rank.node;
+      diagnosis.node_evidence = *status + " on rank " + std::to_string(rank.rank);
+      diagnosis.summary = "rank " + std::to_string(rank.rank) + " on " + rank.node +
+                          " stopped with a Neuron hardware error, " + *status + ": node " +
+                          rank.node + " failed";
+      return diagnosis;
+    }
+  }
   std::map<unsigned, RankError> errors;
   bool slurm_cancelled = false;
   for (const auto& rank : ranks) {

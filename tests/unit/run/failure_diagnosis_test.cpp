@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include "trn/run/neuron_hardware_status.hpp"
+
 namespace {
 
 using trn::run::diagnose_training_failure;
@@ -155,6 +157,43 @@ TEST(FailureDiagnosis, SplitsSrunLabels) {
   EXPECT_EQ(ranks[1].rank, 10u);
   EXPECT_EQ(ranks[1].text, "hello\n");
   EXPECT_EQ(ranks[1].node, "n1");
+}
+
+}  // namespace
+
+namespace {
+
+// A Neuron hardware status on one rank outranks every other rank's identical traceback: the
+// others only followed it down (collectives fail once a peer's NeuronCore is gone).
+TEST(FailureDiagnosis, ANeuronHardwareStatusIsTheFailureOfThatRanksNode) {
+  const auto diagnosis = diagnose_training_failure(
+      {{0, "n1", traceback("RuntimeError: collective timed out")},
+       {1, "n2",
+        "2026-Nov-24 10:00:00.000 ERROR NRT:nrt_execute failed with status=1202\n" +
+            traceback("RuntimeError: collective timed out")}},
+      2);
+  EXPECT_EQ(diagnosis.kind, FailureKind::kNodeFailure);
+  EXPECT_EQ(diagnosis.failed_node, "n2");
+  EXPECT_EQ(diagnosis.node_evidence, "NRT_EXEC_HW_ERR_NC_UE (1202) on rank 1");
+  EXPECT_NE(diagnosis.summary.find("node n2 failed"), std::string::npos);
+}
+
+TEST(NeuronHardwareStatus, ByNameByCodeAndKernelLine) {
+  using trn::run::find_neuron_hardware_status;
+  EXPECT_EQ(find_neuron_hardware_status("NrtError: NRT_EXEC_HW_ERR_HBM_UE: uncorrectable"),
+            "NRT_EXEC_HW_ERR_HBM_UE (1201)");
+  EXPECT_EQ(find_neuron_hardware_status("nrt_execute status: 1203"),
+            "NRT_EXEC_HW_ERR_DMA_ABORT (1203)");
+  EXPECT_EQ(find_neuron_hardware_status("Status = 1205 on nd0"),
+            "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE (1205)");
+  EXPECT_EQ(find_neuron_hardware_status("x NEURON_HW_ERR=DMA_ERROR nd-id=3"),
+            "NEURON_HW_ERR=DMA_ERROR");
+  // Not hardware: 1204 is a software queue overflow, 1200 a peer's collective failure, and
+  // numbers that merely contain a code.
+  EXPECT_FALSE(find_neuron_hardware_status("status=1204 NRT_EXEC_SW_NQ_OVERFLOW"));
+  EXPECT_FALSE(find_neuron_hardware_status("status=1200 NRT_EXEC_HW_ERR_COLLECTIVES"));
+  EXPECT_FALSE(find_neuron_hardware_status("status=12021 step 1202 of 5000"));
+  EXPECT_FALSE(find_neuron_hardware_status("NRT_EXEC_HW_ERR_NC_UEX"));
 }
 
 }  // namespace

@@ -24,12 +24,17 @@ struct FailureDiagnosis {
   std::string exception;  // the common exception line, for a user error
   std::string excerpt;    // the traceback of the first failing rank, for a user error
   std::string summary;    // one line for the job log
+  // A node failure a rank's own output pins on its node: a Neuron runtime hardware status.
+  std::string failed_node;
+  std::string node_evidence;  // e.g. "NRT_EXEC_HW_ERR_NC_UE (1202) on rank 3"
 };
 
 // Tells a user error from a node failure after a training step failed, from each rank's first
 // error (a Python traceback or an error line; Slurm's own lines are never one): it is the user's
 // when every rank failed with the same error, or when the ranks that printed an error printed
 // the same error line and Slurm cancelled the rest (the full rule is in failure_diagnosis.cpp).
+// A rank that printed a Neuron runtime hardware status makes it a failure of that rank's node,
+// named in failed_node, whatever the other ranks printed.
 FailureDiagnosis diagnose_training_failure(const std::vector<RankOutput>& ranks,
                                            unsigned expected_ranks);
 
