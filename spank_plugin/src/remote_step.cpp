@@ -13,6 +13,7 @@
 #include "task_binding.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/node_name.hpp"
 #include "trn/common/whole_number.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/taskenv/task_environment.hpp"
@@ -155,7 +156,9 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
   auto step = std::make_unique<StepState>();
   step->config = config;
   step->slurm = read_slurm_step(host);
-  const auto source = load_node_topology(config);
+  // fsroot=DIR/%n: one recorded tree per node (a local test cluster with one faulty node).
+  step->config.fsroot = expand_node_name(config.fsroot.string(), step->slurm.facts.node_name);
+  const auto source = load_node_topology(step->config);
   step->topology = source.topology;
 
   auto& request = step->request;
@@ -180,14 +183,15 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
   resolve_rendezvous(*step, host);
   step->efa_in_use =
       step->env_options.efa != taskenv::EfaMode::kOff && !step->topology.efa_devices.empty();
-  step->bind_affinity = config.real_root() && step->placement.bind_cpus;
+  step->bind_affinity = step->config.real_root() && step->placement.bind_cpus;
 
   auto& decisions = step->decisions;
   decisions.insert(decisions.end(), step->placement.notes.begin(), step->placement.notes.end());
   decisions.insert(decisions.end(), step->env.notes.begin(), step->env.notes.end());
   if (config.cache_root) log_debug("shared compile-cache tier: " + *config.cache_root);
-  if (!config.real_root() && step->placement.bind_cpus) {
-    log_debug("fsroot=" + config.fsroot.string() + ": CPUs are recorded, tasks are not bound");
+  if (!step->config.real_root() && step->placement.bind_cpus) {
+    log_debug("fsroot=" + step->config.fsroot.string() +
+              ": CPUs are recorded, tasks are not bound");
   }
   decisions.push_back(summary(*step, source));
   for (const auto& decision : decisions) log_verbose(decision);
