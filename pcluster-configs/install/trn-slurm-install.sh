@@ -9,7 +9,8 @@
 #                 scontrol reconfigure.
 #   compute node: Neuron driver, runtime, collectives and tools and EFA when missing, and the
 #                 Python training stack in one virtual environment (all pinned in
-#                 versions.env; --dry-run lists them); the node-local cache tier on the instance-store NVMe;
+#                 versions.env; --dry-run lists them); the node-local cache tier on the instance-store NVMe
+#                 and trn-health-check's options (/etc/trn-slurm/trn-health-check.conf);
 #                 checks that the head node's install is visible; restarts slurmd.
 #   login node:   checks that the head node's install is visible.
 #
@@ -159,6 +160,10 @@ setup_compute_node() {
   mkdir -p "$local_cache"
   chmod 0755 "$local_cache"
   trn_log "node-local compile cache: $local_cache"
+  # trn-health-check (HealthCheckProgram, offered in the cluster configs' CustomSlurmSettings)
+  # checks the node-local tier too; Slurm passes it no arguments, so they live here.
+  trn_write_if_changed "$root/etc/trn-slurm/trn-health-check.conf" \
+    "TRN_HEALTH_OPTIONS=\"--cache-dir $local_cache\""
   require_head_node_install
   trn_run_on_node systemctl try-restart slurmd
 }

@@ -63,7 +63,7 @@ expect_eq "$owners" root/root "owner of every file"
 root=$scratch/root
 dpkg -x "$deb" "$root"
 prefix=$root$TRN_PACKAGE_PREFIX
-for tool in trn-run trn-compile trn-launcher trn-topo trn-cache trn-cluster; do
+for tool in trn-run trn-compile trn-launcher trn-topo trn-cache trn-cluster trn-health; do
   [[ -x $prefix/bin/$tool ]] || fail "$TRN_PACKAGE_PREFIX/bin/$tool is missing"
 done
 [[ -f $root$TRN_SLURM_PLUGIN_DIR/spank_trn.so ]] || fail "spank_trn.so is not in $TRN_SLURM_PLUGIN_DIR"
@@ -79,7 +79,7 @@ done
 for script in bert_pretrain_chain.sh bert_phase1.sbatch bert_phase2.sbatch compile.sbatch scaling_sweep.sh collect_sweep.py health_check.sbatch; do
   [[ -x $share/jobscripts/$script ]] || fail "jobscript $script is missing"
 done
-for page in man1/trn-run.1 man1/trn-compile.1 man1/trn-topo.1 man1/trn-cache.1 man8/spank_trn.8; do
+for page in man1/trn-run.1 man1/trn-compile.1 man1/trn-topo.1 man1/trn-cache.1 man1/trn-health.1 man8/spank_trn.8; do
   file=$prefix/share/man/$page.gz
   [[ -f $file ]] || fail "man page $page.gz is missing"
   warnings=$(zcat "$file" | groff -man -ww -z 2>&1)
@@ -91,6 +91,9 @@ for script in trn-run trn-compile; do
     fail "$script does not exec $TRN_PACKAGE_PREFIX/bin/trn-launcher: $(grep exec "$prefix/bin/$script")"
 done
 
+grep -q "^exec $TRN_PACKAGE_PREFIX/bin/trn-health --slurm " "$prefix/sbin/trn-health-check" ||
+  fail "trn-health-check does not exec $TRN_PACKAGE_PREFIX/bin/trn-health: $(grep exec "$prefix/sbin/trn-health-check" 2>&1)"
+
 # --- the installed launcher finds the installed profiles and trainer -------------------------
 plan=$(env -u TRN_PROFILE_PATH -u XDG_CONFIG_HOME -u SLURM_JOB_ID HOME="$scratch" \
   "$prefix/bin/trn-launcher" run bert_tiny --nodes 2 --plan --json)
@@ -101,6 +104,8 @@ expect_eq "$(/usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print
 PYTHONPATH=$share/trainer /usr/bin/python3 -m trn_trainer --version >/dev/null || fail "the installed trainer does not start"
 "$prefix/bin/trn-topo" --no-fabric >/dev/null || fail "the installed trn-topo does not run"
 "$prefix/bin/trn-cache" --help >/dev/null || fail "the installed trn-cache does not run"
+"$prefix/bin/trn-health" --fsroot "$TRN_SOURCE_DIR/tests/fixtures/trn1.32xlarge" >/dev/null ||
+  fail "the installed trn-health does not run"
 "$prefix/bin/trn-cluster" check "$TRN_SOURCE_DIR/pcluster-configs/trn1-small.yaml" >/dev/null 2>&1 ||
   fail "the installed trn-cluster does not run"
 

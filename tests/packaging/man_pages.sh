@@ -41,6 +41,7 @@ for page in "$@"; do
     trn-run.1) documents "$page" "$bin/trn-run" ;;
     trn-topo.1) documents "$page" "$bin/trn-topo" ;;
     trn-cache.1) documents "$page" "$bin/trn-cache" ;;
+    trn-health.1) documents "$page" "$bin/trn-health" ;;
   esac
 done
 echo "ok: $# man pages render without warnings"
