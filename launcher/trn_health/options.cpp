@@ -99,7 +99,7 @@ Options parse_options(const std::vector<std::string>& args) {
     }
   }
   // A recorded tree says nothing about this machine's libfabric.
-  if (real_root) checks.fabric = launcher::query_fabric_providers();
+  if (real_root) checks.fabric = launcher::query_fabric_providers;
   if (!cache_dir.empty()) {
     checks.cache_dir = expand_node_name(cache_dir, options.node);
   } else if (auto url = env_value(env::kNeuronCompileCacheUrl);

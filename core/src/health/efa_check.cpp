@@ -41,9 +41,10 @@ CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected)
   }
   std::string evidence = want + " EFA devices";
   if (!options.fabric) return {kCheck, CheckStatus::kOk, evidence + "; libfabric not asked"};
-  const auto& providers = options.fabric->providers;
+  const auto fabric = options.fabric();
+  const auto& providers = fabric.providers;
   if (std::find(providers.begin(), providers.end(), "efa") == providers.end()) {
-    std::string seen = options.fabric->error;
+    std::string seen = fabric.error;
     if (seen.empty()) {
       for (const auto& p : providers) seen += (seen.empty() ? "" : ", ") + p;
       seen = "providers: " + (seen.empty() ? std::string("none") : seen);

@@ -103,7 +103,7 @@ PeerResult probe_peer(const ReachPeer& peer, std::uint32_t self, std::uint16_t p
   while (remaining_ms(deadline) > 0) {
     UniqueFd fd = connect_once(address, length, deadline, result.why);
     if (!fd.valid()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));  // not listening yet
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // not listening yet
       continue;
     }
     const auto start = Clock::now();
@@ -128,7 +128,8 @@ void serve(int listener, std::size_t peers, std::size_t payload_bytes, Clock::ti
   std::atomic<std::size_t> done{0};
   while (remaining_ms(deadline) > 0 && done.load() + 1 < peers) {
     pollfd p{listener, POLLIN, 0};
-    if (::poll(&p, 1, std::min(remaining_ms(deadline), 100)) <= 0) continue;
+    // Short slices: the last session may finish (done) while we wait for a new connection.
+    if (::poll(&p, 1, std::min(remaining_ms(deadline), 5)) <= 0) continue;
     const int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (client < 0) continue;
     sessions.emplace_back([&, client] {

@@ -156,16 +156,21 @@ TEST(NodeChecks, NeuronLsMustAgreeWithTheInstanceType) {
 
 TEST(NodeChecks, EfaNeedsLibfabricsEfaProviderWhereEfaIsExpected) {
   auto options = on("trn1n.32xlarge");
-  options.fabric = FabricProviders{{"tcp", "udp", "shm"}, ""};
+  options.fabric = [] { return FabricProviders{{"tcp", "udp", "shm"}, ""}; };
   const auto missing = result_of(check_node(options, "n").health, "efa");
   EXPECT_EQ(missing.status, CheckStatus::kFailed);
   test::expect_contains_all(missing.evidence, {"no efa provider", "providers: tcp, udp, shm"});
-  options.fabric = FabricProviders{{"efa", "tcp"}, ""};
+  options.fabric = [] { return FabricProviders{{"efa", "tcp"}, ""}; };
   EXPECT_EQ(result_of(check_node(options, "n").health, "efa").status, CheckStatus::kOk);
-  // No EFA expected: libfabric is not judged.
+  // No EFA expected: libfabric is not even asked.
   auto inf2 = on("inf2.48xlarge");
-  inf2.fabric = FabricProviders{{}, "No data available"};
+  bool asked = false;
+  inf2.fabric = [&asked] {
+    asked = true;
+    return FabricProviders{{}, "No data available"};
+  };
   EXPECT_EQ(result_of(check_node(inf2, "n").health, "efa").status, CheckStatus::kSkipped);
+  EXPECT_FALSE(asked);
 }
 
 TEST(NodeChecks, CacheTierMustBeWritableWithFreeSpace) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,8 +27,9 @@ struct NodeCheckOptions {
   // `neuron-ls -j`, recorded or captured; nullopt when the tool is not installed.
   std::optional<topology::NeuronLsOutput> neuron_ls;
   std::string neuron_ls_error;  // why running neuron-ls failed ("" when it did not)
-  // nullopt: not asked (a recorded tree: this machine's libfabric says nothing about it).
-  std::optional<FabricProviders> fabric;
+  // Asks libfabric, only where EFA is expected (loading it costs 0.2 s on some builds); empty:
+  // not asked (a recorded tree: this machine's libfabric says nothing about it).
+  std::function<FabricProviders()> fabric;
   std::optional<std::filesystem::path> cache_dir;  // the node-local compile-cache tier
   std::uint64_t min_free_bytes = std::uint64_t{1} << 30;
 };
