@@ -14,17 +14,19 @@ def _to_cpu(obj):
     return obj
 
 
-def capture(run, args, config, global_batch):
-    """The checkpoint of `run` (a TrainingRun) after its latest step, on the host."""
-    return {
+def capture(run, args, config, global_batch, to_host=None):
+    """The checkpoint of `run` (a TrainingRun) after its latest step, on the host: every tensor
+    goes through `to_host` (a copy into reused host buffers for background writes; on CPU the
+    live tensors themselves for a write made at once); None: a plain copy to the CPU."""
+    return (to_host or _to_cpu)({
         "step": run.step, "consumed_samples": run.consumed,
-        "model": {k: v.detach().cpu() for k, v in run.model_state().items()},
-        "optimizer": _to_cpu(run.optimizer.state_dict()),
-        "scheduler": run.schedule.state_dict(), "rng": _to_cpu(run.device.rng_state()),
+        "model": dict(run.model_state()),
+        "optimizer": run.optimizer.state_dict(),
+        "scheduler": run.schedule.state_dict(), "rng": run.device.rng_state(),
         "model_config": config.to_dict(), "model_name": args.model,
         "optimizer_name": args.optimizer, "global_batch": global_batch,
         "seed": args.seed,
-    }
+    })
 
 
 def restore(run, state):

@@ -43,6 +43,9 @@ def _pretrain_parser(sub):
     p.add_argument("--checkpoint-every", type=int, default=0,
                    help="steps between checkpoints (0: only at the end)")
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
+    p.add_argument("--checkpoint-mode", choices=("async", "sync"), default="async",
+                   help="async: the step pays for a copy into host memory, a background thread "
+                   "writes it (a save due while one is written is skipped); sync: written in the step")
     p.add_argument("--warmup", type=float, default=2000 / 28125,
                    help="warm-up steps, or a fraction of --steps when below 1 "
                         "(default: the reference's 2000/28125)")

@@ -4,6 +4,7 @@ import datetime
 import json
 import math
 import os
+import statistics
 
 ENV_PREFIXES = ("NEURON_", "XLA_", "FI_")
 
@@ -90,6 +91,7 @@ def summarize(rows, flops_per_seq, world_size, peak_flops):
     average = seqs / secs if secs > 0 else None
     out = {
         "final_loss": rows[-1]["loss"],
+        "step_time_median_s": statistics.median(r["step_time_s"] for r in timed),
         "time_to_train_s": sum(r["step_time_s"] for r in rows),
         "average_throughput": average,
         "peak_throughput": max(r["seq_per_s"] for r in timed),
@@ -104,9 +106,10 @@ def metric(name, value, units, timestamp):
     return {"MetricName": name, "MeasuredValue": value, "Units": units, "Timestamp": timestamp}
 
 
-def write_results(path, parameters, summary, extra_metrics=()):
+def write_results(path, parameters, summary, extra_metrics=(), checkpoints=None):
     """The reference layout {"results": {"parameters", "metrics": [{MetricName, ...}]}} as valid
-    JSON (null where a value is unknown), written to a temporary file and renamed."""
+    JSON (null where a value is unknown), written to a temporary file and renamed. Beside it:
+    step_time_median_s and, with `checkpoints` (CheckpointWriter.report()), what saves cost."""
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     metrics = [
         metric("Final loss", summary.get("final_loss"), "", now),
@@ -117,6 +120,11 @@ def write_results(path, parameters, summary, extra_metrics=()):
     ]
     metrics.extend(metric(n, v, u, now) for n, v, u in extra_metrics)
     doc = {"schema_version": 1, "results": {"parameters": parameters, "metrics": metrics}}
+    if summary.get("step_time_median_s") is not None:
+        doc["results"]["step_time_median_s"] = summary["step_time_median_s"]
+    if checkpoints is not None:
+        doc["results"]["checkpoint_stall_median_s"] = checkpoints["stall_median_s"]
+        doc["results"]["checkpoints"] = checkpoints
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=2, allow_nan=False)

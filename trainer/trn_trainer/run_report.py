@@ -14,6 +14,7 @@ def parameters_record(args, inputs, run, world_size, flops_per_seq, peak_flops, 
     a = args
     return {
         "model": a.model, "model_impl": a.model_impl, "model_config": inputs.config.to_dict(),
+        "parameter_count": run.parameter_count(),
         "world_size": world_size, "micro_batch": a.micro_batch,
         "accumulation": inputs.accumulation, "global_batch": inputs.global_batch,
         "steps": a.steps, "optimizer": a.optimizer, "lr": inputs.lr,
@@ -29,14 +30,19 @@ def parameters_record(args, inputs, run, world_size, flops_per_seq, peak_flops, 
     }
 
 
-def write_report(output, parameters, started, no_plot, say):
-    """Summarise output/metrics.jsonl into results.json (and metrics.png); returns the summary."""
+def write_report(output, parameters, started, no_plot, say, checkpoints=None):
+    """Summarise output/metrics.jsonl into results.json (and metrics.png); returns the summary.
+    `checkpoints`: CheckpointWriter.report(), beside the median step time."""
     rows = read_rows(os.path.join(output, "metrics.jsonl"))
     summary = summarize(rows, parameters["flops_per_sequence"], parameters["world_size"],
                         parameters["peak_flops_per_device"])
     wall = time.time() - started
-    write_results(os.path.join(output, "results.json"), parameters, summary,
-                  [("Wall time", wall, "s"), ("Steps", len(rows), "")])
+    extra = [("Wall time", wall, "s"), ("Steps", len(rows), "")]
+    if checkpoints is not None:
+        extra += [("Checkpoint stall median", checkpoints["stall_median_s"], "s"),
+                  ("Checkpoints skipped in flight", checkpoints["skipped_in_flight"], "")]
+    write_results(os.path.join(output, "results.json"), parameters, summary, extra,
+                  checkpoints=checkpoints)
     if not no_plot:
         from .plot import plot_metrics
 

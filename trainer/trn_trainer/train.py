@@ -10,6 +10,7 @@ import os
 import time
 
 from . import checkpoint, checkpoint_state, divergence
+from .checkpoint_writer import CheckpointWriter
 from .configs import flops_per_sequence
 from .environment import read_dist_env
 from .optimizer_step import train_step
@@ -46,16 +47,21 @@ class Trainer:
             self.peak_flops, self.peak_note = self.run_state.device.peak_flops()
         self.log = StepLog(args, self.run_state.step, self.last_step, inputs.global_batch, self.started,
                            self.is_main and not self.extract_only, self.say)
+        self.writer = CheckpointWriter(
+            lambda step, state: checkpoint.save(args.output, step, state, args.keep_checkpoints),
+            self.say, sync=args.checkpoint_mode == "sync")
 
     def save_checkpoint(self):
+        """The step pays for a snapshot into host memory; the writer persists it (the run's last
+        checkpoint is never skipped)."""
         if not self.is_main or self.extract_only:
             return
-        state = checkpoint_state.capture(self.run_state, self.args, self.inputs.config,
-                                         self.inputs.global_batch)
-        t0 = time.perf_counter()
-        path = checkpoint.save(self.args.output, self.run_state.step, state, self.args.keep_checkpoints)
-        took = time.perf_counter() - t0
-        self.say(f"checkpoint {path} ({took:.2f} s)")
+        run = self.run_state
+        self.writer.submit(
+            run.step,
+            lambda to_host: checkpoint_state.capture(run, self.args, self.inputs.config,
+                                                     self.inputs.global_batch, to_host),
+            must=run.step == self.last_step)
 
     def start(self):
         self.setup()
@@ -109,6 +115,7 @@ class Trainer:
 
     def finish(self, completed):
         run = self.run_state
+        self.writer.wait()  # a checkpoint being written is finished before the process ends
         try:
             if completed:
                 run.device.synchronize()
@@ -120,7 +127,8 @@ class Trainer:
         if completed and self.is_main and not self.extract_only:
             parameters = parameters_record(self.args, self.inputs, run, self.env.world_size,
                                            self.flops_per_seq, self.peak_flops, self.peak_note)
-            summary = write_report(self.args.output, parameters, self.started, self.args.no_plot, self.say)
+            summary = write_report(self.args.output, parameters, self.started, self.args.no_plot,
+                                   self.say, checkpoints=self.writer.report())
         run.device.shutdown()
         return summary
 

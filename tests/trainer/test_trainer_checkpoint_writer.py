@@ -1,0 +1,87 @@
+"""The background checkpoint writer: the step pays for a snapshot into reused host buffers, at
+most one write is in flight (later saves are skipped and counted), a failed write leaves the
+previous checkpoint, and an async run writes exactly what a sync run writes."""
+
+import errno
+import json
+import os
+import threading
+
+import torch
+
+from trainer_testlib import pretrain_args, read_metrics
+from trn_trainer.checkpoint_writer import CheckpointWriter, HostSnapshot
+from trn_trainer.cli import main
+
+
+def test_snapshot_copies_into_buffers_it_reuses():
+    snapshot = HostSnapshot()
+    live = {"w": torch.arange(6.0).reshape(2, 3), "state": {0: [torch.ones(4), 3]}}
+    first = snapshot.copy(live)
+    live["w"].add_(100)  # training goes on: the snapshot must not follow
+    assert first["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert first["state"][0][1] == 3
+    second = snapshot.copy(live)
+    assert second["w"].data_ptr() == first["w"].data_ptr()  # the same buffer, refilled
+    assert second["w"][0, 0].item() == 100.0
+    assert snapshot.nbytes == (6 + 4) * 4
+
+
+def test_one_write_in_flight_later_saves_are_skipped_and_the_last_waits():
+    release = threading.Event()
+    written, said = [], []
+
+    def slow_save(step, state):
+        release.wait(10)
+        written.append((step, state["x"].item()))
+        return f"ckpt_{step}"
+
+    writer = CheckpointWriter(slow_save, said.append)
+    x = torch.tensor(1.0)
+    assert writer.submit(1, lambda to_host: to_host({"x": x}))
+    x.add_(1)
+    assert not writer.submit(2, lambda to_host: to_host({"x": x}))
+    assert writer.skipped == 1 and any("step 2 skipped" in s for s in said)
+    threading.Timer(0.2, release.set).start()
+    assert writer.submit(3, lambda to_host: to_host({"x": x}), must=True)  # waits for step 1
+    writer.wait()
+    assert written == [(1, 1.0), (3, 2.0)]
+    report = writer.report()
+    assert report["saves"] == 2 and report["skipped_in_flight"] == 1 and report["mode"] == "async"
+
+
+def test_a_failed_write_is_reported_and_training_goes_on():
+    said = []
+
+    def full_disk(step, state):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    writer = CheckpointWriter(full_disk, said.append)
+    assert writer.submit(4, lambda to_host: to_host({"x": torch.zeros(2)}))
+    writer.wait()
+    assert writer.failed == 1
+    assert any("checkpoint at step 4 not written" in s and "No space left" in s for s in said)
+
+
+def test_async_run_writes_what_a_sync_run_writes(corpus_dir, tmp_path):
+    runs = {}
+    for mode in ("async", "sync"):
+        out = str(tmp_path / mode)
+        assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "1", "--checkpoint-mode",
+                                  mode, steps=4)) == 0
+        runs[mode] = out
+    assert [r["loss"] for r in read_metrics(runs["async"])] == [r["loss"] for r in read_metrics(runs["sync"])]
+    for name in ("ckpt_3.pt", "ckpt_4.pt"):
+        a = torch.load(os.path.join(runs["async"], name))
+        s = torch.load(os.path.join(runs["sync"], name))
+        assert a["step"] == s["step"]
+        assert all(torch.equal(a["model"][k], s["model"][k]) for k in s["model"])
+        for k, state in s["optimizer"]["state"].items():
+            assert all(torch.equal(a["optimizer"]["state"][k][n], v) for n, v in state.items()
+                       if torch.is_tensor(v))
+    with open(os.path.join(runs["async"], "results.json")) as f:
+        results = json.load(f)["results"]
+    assert results["checkpoints"]["mode"] == "async"
+    assert results["checkpoints"]["saves"] + results["checkpoints"]["skipped_in_flight"] == 4
+    assert results["checkpoint_stall_median_s"] >= 0 and results["step_time_median_s"] > 0
+    assert results["checkpoints"]["host_buffer_bytes"] > 0
