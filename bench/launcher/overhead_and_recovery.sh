@@ -42,7 +42,7 @@ overhead=$(printf '%s\n' "${overheads[@]}" | sort -g | sed -n 2p)
 
 job=$(slurm sbatch --parsable --exclusive --nodes=2 -D "$work" trn-run "${args[@]}" --steps 40 --set checkpoint_every=5)
 run=$work/runs/bert_tiny-$job
-wait_until 600 "checkpoint $run/ckpt_10.pt" test -f "$run/ckpt_10.pt"
+wait_until 600 "checkpoint $run/ckpt_10 committed" test -f "$run/ckpt_10.json"
 victim=$(slurm scontrol show hostnames "$(job_field "$job" NodeList)" | tail -n 1)
 cluster kill-node "$victim"
 killed=$(date +%s.%N)

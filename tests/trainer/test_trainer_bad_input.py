@@ -78,7 +78,7 @@ def test_a_diverging_run_stops_at_the_first_non_finite_loss(corpus_dir, tmp_path
     bad_step = rows[-1]["step"]
     assert rows[-1]["loss"] is None and all(r["loss"] is not None for r in rows[:-1])
     assert f"step {bad_step}:" in error and bad_step < 6
-    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_"))
+    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_") and n.endswith(".pt"))
     assert checkpoints, "the last finite step's checkpoint is kept"
     for name in checkpoints:
         state = torch.load(os.path.join(out, name))

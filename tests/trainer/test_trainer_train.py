@@ -56,7 +56,7 @@ def test_outputs_metrics_results_and_plot(corpus_dir, tmp_path, capsys):
     assert metrics["MFU"]["MeasuredValue"] == pytest.approx(expected_mfu)
     with open(os.path.join(out, "metrics.png"), "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
-    assert sorted(n for n in os.listdir(out) if n.startswith("ckpt_")) == ["ckpt_3.pt"]
+    assert sorted(n for n in os.listdir(out) if n.startswith("ckpt_")) == ["ckpt_3.json", "ckpt_3.pt"]
 
 
 def test_plot_command(reference_run, tmp_path):
@@ -86,8 +86,10 @@ def test_kill_and_resume_gives_the_same_losses(corpus_dir, reference_run, tmp_pa
     killed = subprocess.run(cmd, env=child_env(TRN_DIE_AFTER_STEP="5"), capture_output=True, text=True,
                             timeout=300)
     assert killed.returncode == -9, killed.stderr
-    assert sorted(n for n in os.listdir(out) if n != "tensorboard") == ["ckpt_2.pt", "ckpt_4.pt",
-                                                                        "metrics.jsonl"]
+    # Checkpoint 4 is written in the background: by step 5 it may or may not be committed.
+    names = {n for n in os.listdir(out) if n != "tensorboard" and ".tmp-" not in n}
+    assert {"ckpt_2.json", "ckpt_2.pt", "metrics.jsonl"} <= names <= {
+        "ckpt_2.json", "ckpt_2.pt", "ckpt_4.json", "ckpt_4.pt", "metrics.jsonl"}
     assert len(read_metrics(out)) == 5
     assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
     assert "resumed from" in capsys.readouterr().out
@@ -102,7 +104,7 @@ def test_kill_and_resume_gives_the_same_losses(corpus_dir, reference_run, tmp_pa
 def test_truncated_newest_checkpoint_falls_back_to_the_previous(corpus_dir, reference_run, tmp_path, capsys):
     out = str(tmp_path / "truncated")
     shutil.copytree(reference_run, out)
-    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_"))
+    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_") and n.endswith(".pt"))
     assert checkpoints == ["ckpt_4.pt", "ckpt_6.pt", "ckpt_8.pt"]
     newest = os.path.join(out, "ckpt_8.pt")
     size = os.path.getsize(newest)
@@ -115,6 +117,27 @@ def test_truncated_newest_checkpoint_falls_back_to_the_previous(corpus_dir, refe
     assert [line.split()[1] for line in stdout.splitlines() if line.startswith("step ")] == ["7/8", "8/8"]
     assert max(abs(a - b) for a, b in zip(_losses(out), _losses(reference_run))) < 1e-6
     assert torch.load(newest)["step"] == 8  # rewritten whole
+
+
+@pytest.mark.parametrize("at", ["shard", "manifest"])
+def test_killed_while_saving_resumes_from_the_previous_checkpoint(corpus_dir, reference_run, tmp_path,
+                                                                  capsys, at):
+    """SIGKILL while checkpoint 4 is written (its state file half written, or whole but without
+    its manifest): the run resumes from checkpoint 2 and ends with the reference's losses."""
+    out = str(tmp_path / at)
+    cmd = [PYTHON, "-m", "die_during_save"] + pretrain_args(corpus_dir, out, "--checkpoint-every", "2",
+                                                            steps=8)
+    killed = subprocess.run(cmd, env=child_env(TRN_DIE_DURING_SAVE="4", TRN_DIE_AT=at),
+                            capture_output=True, text=True, timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    names = set(os.listdir(out))
+    assert {"ckpt_2.pt", "ckpt_2.json"} <= names and "ckpt_4.json" not in names
+    assert ("ckpt_4.pt" in names) == (at == "manifest")
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
+    stdout = capsys.readouterr().out
+    assert "resumed from " + os.path.join(out, "ckpt_2.pt") in stdout
+    assert max(abs(a - b) for a, b in zip(_losses(out), _losses(reference_run))) < 1e-6
+    assert not [n for n in os.listdir(out) if ".tmp-" in n and n.startswith(".ckpt_4")] or at == "shard"
 
 
 # ---- bad input: one clear error each, non-zero exit, nothing overwritten ----------------------

@@ -1,4 +1,5 @@
 import pytest
+import torch
 
 from trn_trainer import checkpoint
 from trn_trainer.environment import DistEnv, read_dist_env
@@ -53,13 +54,35 @@ def test_keep_last_n_and_stale_later_checkpoints_removed(tmp_path):
     assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
     checkpoint.save(str(tmp_path), 2, state(2), keep=2)  # a restart (--no-resume) reached step 2
     assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt_2.json", "ckpt_2.pt"]
+    # A save killed before its manifest was committed is no checkpoint at all.
     (tmp_path / "ckpt_9.pt").write_bytes(b"not a checkpoint")
+    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
+    # A manifest whose shard is missing, or whose shard does not match it, is skipped with a
+    # warning naming it; the older checkpoint is used.
+    checkpoint.save(str(tmp_path), 3, state(3), keep=0)
+    checkpoint.save(str(tmp_path), 4, state(4), keep=0)
+    (tmp_path / "ckpt_4.pt").unlink()
+    data = (tmp_path / "ckpt_3.pt").read_bytes()
+    (tmp_path / "ckpt_3.pt").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # one bit flipped
     warnings = []
     loaded, path = checkpoint.load_newest(str(tmp_path), warnings.append)
-    assert loaded["step"] == 2 and path.endswith("ckpt_2.pt") and "ckpt_9.pt" in warnings[0]
+    assert loaded["step"] == 2 and path.endswith("ckpt_2.pt")
+    assert "ckpt_4.pt" in warnings[0] and "shard ckpt_4.pt is missing" in warnings[0]
+    assert "ckpt_3.pt" in warnings[1] and "truncated or corrupt" in warnings[1]
     (tmp_path / "ckpt_2.pt").write_bytes(b"")
-    with pytest.raises(CheckpointError, match="none of the 2 checkpoint"):
+    with pytest.raises(CheckpointError, match="none of the 3 checkpoint"):
         checkpoint.load_newest(str(tmp_path), warnings.append)
+
+
+def test_a_directory_of_an_earlier_trainer_without_manifests_still_resumes(tmp_path):
+    state = {"step": 5, "model": {}, "optimizer": {}, "consumed_samples": 5, "model_config": {},
+             "optimizer_name": "adamw"}
+    torch.save(state, str(tmp_path / "ckpt_5.pt"))
+    (tmp_path / "ckpt_7.pt").write_bytes(b"truncated")
+    warnings = []
+    loaded, path = checkpoint.load_newest(str(tmp_path), warnings.append)
+    assert loaded["step"] == 5 and "ckpt_7.pt" in warnings[0]
 
 
 def test_checkpoint_loads_take_turns_per_node(tmp_path):

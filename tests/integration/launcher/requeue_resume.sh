@@ -11,7 +11,7 @@ wait_job "$reference" >/dev/null
 
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 run="$scratch/runs/bert_tiny-$job"
-wait_until 300 "checkpoint $run/ckpt_4.pt" test -f "$run/ckpt_4.pt"
+wait_until 300 "checkpoint $run/ckpt_4 committed" test -f "$run/ckpt_4.json"
 victim=$(slurm scontrol show hostnames "$(slurm squeue -h -j "$job" -o %N)" | tail -n 1)
 kill_node_until_exit "$victim"
 killed_at=$SECONDS
