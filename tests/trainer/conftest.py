@@ -26,3 +26,14 @@ def corpus_dir(tmp_path_factory):
                "--num-shards", "2", "--seed", "7", "--name", "fortunes"])
     assert rc == 0
     return str(out)
+
+
+@pytest.fixture(scope="session")
+def reference_run(corpus_dir, tmp_path_factory):
+    """An uninterrupted 8-step run with checkpoints every 2 steps (shared by the resume tests)."""
+    from trainer_testlib import pretrain_args
+    from trn_trainer.cli import main
+
+    out = str(tmp_path_factory.mktemp("reference"))
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
+    return out

@@ -17,14 +17,6 @@ def _losses(output_dir):
     return [r["loss"] for r in read_metrics(output_dir)]
 
 
-@pytest.fixture(scope="module")
-def reference_run(corpus_dir, tmp_path_factory):
-    """An uninterrupted 8-step run with checkpoints every 2 steps."""
-    out = str(tmp_path_factory.mktemp("reference"))
-    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
-    return out
-
-
 def test_outputs_metrics_results_and_plot(corpus_dir, tmp_path, capsys):
     out = str(tmp_path / "run")
     args = pretrain_args(corpus_dir, out, "--optimizer", "lamb", "--peak-tflops", "1", steps=3)

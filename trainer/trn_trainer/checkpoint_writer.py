@@ -64,6 +64,7 @@ class CheckpointWriter:
         self.stalls, self.writes = [], []
         self.skipped = 0
         self.failed = 0
+        self.uploads_failed = 0  # counted by the save function (the object-store tier)
 
     def busy(self):
         return self._thread is not None and self._thread.is_alive()
@@ -115,4 +116,5 @@ class CheckpointWriter:
         return {"mode": "sync" if self._sync else "async", "saves": len(self.stalls),
                 "stall_median_s": median(self.stalls), "write_median_s": median(self.writes),
                 "skipped_in_flight": self.skipped, "failed": self.failed,
+                "uploads_failed": self.uploads_failed,
                 "host_buffer_bytes": self._snapshot.nbytes}

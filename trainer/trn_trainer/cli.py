@@ -43,6 +43,11 @@ def _pretrain_parser(sub):
     p.add_argument("--checkpoint-every", type=int, default=0,
                    help="steps between checkpoints (0: only at the end)")
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
+    p.add_argument("--checkpoint-uri", default=None,
+                   help="s3://bucket/prefix: also keep checkpoints there (uploaded in the background after "
+                   "--output's copy) and resume from there when --output has none as new")
+    p.add_argument("--keep-checkpoints-uri", type=int, default=None,
+                   help="newest N kept under --checkpoint-uri (0: keep all; default: --keep-checkpoints)")
     p.add_argument("--checkpoint-mode", choices=("async", "sync"), default="async",
                    help="async: the step pays for a copy into host memory, a background thread "
                    "writes it (a save due while one is written is skipped); sync: written in the step")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import checkpoint
+from .checkpoint_s3 import S3Tier
 from .configs import BertConfig, model_config
 from .errors import UsageError
 from .load_slots import load_slot
@@ -27,6 +28,7 @@ class RunInputs:
     lr: float
     resume_state: Optional[dict]
     resume_path: Optional[str]
+    store: Optional[S3Tier] = None  # --checkpoint-uri: the object-store tier
 
 
 def _check_numbers(args, world):
@@ -86,10 +88,18 @@ def check_inputs(args, world_size, resume, say, local_rank=0):
         raise UsageError(f"shards have sequence length {shards.seq_len}, above the model's "
                          f"{config.max_position_embeddings} positions")
     lr = args.lr if args.lr is not None else DEFAULT_LR.get(args.optimizer, 1e-4)
+    if args.keep_checkpoints_uri is not None and args.keep_checkpoints_uri < 0:
+        raise UsageError("--keep-checkpoints-uri must be >= 0")
+    store = None
+    if args.checkpoint_uri:
+        keep = args.keep_checkpoints if args.keep_checkpoints_uri is None else args.keep_checkpoints_uri
+        store = S3Tier(args.checkpoint_uri, keep, say)
     resume_state, resume_path = None, None
     if resume:
+        if store is not None:  # a newer checkpoint in the store comes into --output first
+            store.restore_newer(args.output, -1, say)
         with load_slot(local_rank):  # a few loads per node at a time
             resume_state, resume_path = checkpoint.load_newest(args.output, say)
         if resume_state is not None:
             checkpoint.check_compatible(resume_state, resume_path, config, args.optimizer)
-    return RunInputs(global_batch, accumulation, shards, config, lr, resume_state, resume_path)
+    return RunInputs(global_batch, accumulation, shards, config, lr, resume_state, resume_path, store)

@@ -47,9 +47,20 @@ class Trainer:
             self.peak_flops, self.peak_note = self.run_state.device.peak_flops()
         self.log = StepLog(args, self.run_state.step, self.last_step, inputs.global_batch, self.started,
                            self.is_main and not self.extract_only, self.say)
-        self.writer = CheckpointWriter(
-            lambda step, state: checkpoint.save(args.output, step, state, args.keep_checkpoints),
-            self.say, sync=args.checkpoint_mode == "sync")
+        self.writer = CheckpointWriter(self.persist, self.say, sync=args.checkpoint_mode == "sync")
+
+    def persist(self, step, state):
+        """The writer's work: the run directory's copy committed, then the object store's (a
+        store that fails is reported; the run directory's copy stands)."""
+        path = checkpoint.save(self.args.output, step, state, self.args.keep_checkpoints)
+        if self.inputs.store is not None:
+            try:
+                self.say(f"checkpoint {self.inputs.store.upload(self.args.output, step)} uploaded")
+            except Exception as e:  # noqa: BLE001 - unreachable store, credentials, timeouts
+                self.writer.uploads_failed += 1
+                self.say(f"warning: checkpoint of step {step} not uploaded to {self.inputs.store.uri} "
+                         f"({type(e).__name__}: {e}); {path} stands")
+        return path
 
     def save_checkpoint(self):
         """The step pays for a snapshot into host memory; the writer persists it (the run's last

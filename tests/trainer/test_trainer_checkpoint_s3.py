@@ -1,0 +1,135 @@
+"""The object-store tier against a real S3 API on localhost (s3rver from npm, installed by
+scripts/bootstrap): checkpoints uploaded after the run directory's copy, retention, a brand-new
+job in an empty directory resuming from the store with the reference's losses, a corrupt object
+skipped for an older checkpoint, and an unreachable store costing warnings, not the run."""
+
+import os
+import socket
+import subprocess
+import time
+
+import pytest
+
+from trainer_testlib import PYTHON, child_env, pretrain_args, read_metrics
+from trn_trainer.cli import main
+
+S3RVER = os.environ.get("TRN_S3RVER", "/usr/local/lib/trn-s3rver/node_modules/.bin/s3rver")
+BUCKET = "trn-test"
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def s3(tmp_path_factory):
+    """A running s3rver with one bucket; yields its endpoint URL."""
+    if not os.access(S3RVER, os.X_OK):
+        pytest.fail(f"{S3RVER} missing: run scripts/bootstrap (it installs s3rver from npm)")
+    port = _free_port()
+    data = tmp_path_factory.mktemp("s3rver")
+    server = subprocess.Popen([S3RVER, "-d", str(data), "-a", "127.0.0.1", "-p", str(port),
+                               "--configure-bucket", BUCKET, "--silent"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.time() > deadline or server.poll() is not None:
+                server.kill()
+                pytest.fail("s3rver did not start")
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}"
+    server.terminate()
+    server.wait(10)
+
+
+@pytest.fixture
+def s3_env(s3, monkeypatch):
+    for name, value in (("AWS_ENDPOINT_URL", s3), ("AWS_ACCESS_KEY_ID", "S3RVER"),
+                        ("AWS_SECRET_ACCESS_KEY", "S3RVER"), ("AWS_DEFAULT_REGION", "us-east-1")):
+        monkeypatch.setenv(name, value)
+    return s3
+
+
+def _objects(prefix):
+    import boto3
+    client = boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
+    listed = client.list_objects_v2(Bucket=BUCKET, Prefix=prefix).get("Contents", [])
+    return client, sorted(o["Key"][len(prefix):] for o in listed)
+
+
+def _losses_by_step(out):
+    return {r["step"]: r["loss"] for r in read_metrics(out)}
+
+
+def test_a_new_job_in_an_empty_directory_resumes_from_the_store(corpus_dir, reference_run, tmp_path,
+                                                                s3_env, capsys):
+    uri = f"s3://{BUCKET}/runs/a"
+    first = str(tmp_path / "first")
+    cmd = [PYTHON, "-m", "die_after_step"] + pretrain_args(
+        corpus_dir, first, "--checkpoint-every", "2", "--checkpoint-uri", uri,
+        "--keep-checkpoints-uri", "1", "--checkpoint-mode", "sync", steps=8)
+    killed = subprocess.run(cmd, env=child_env(TRN_DIE_AFTER_STEP="5"), capture_output=True,
+                            text=True, timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    _, keys = _objects("runs/a/")
+    assert keys == ["ckpt_4.json", "ckpt_4.pt"]  # keep 1 in the store
+
+    second = str(tmp_path / "second")  # a brand-new job: empty run directory
+    capsys.readouterr()
+    assert main(pretrain_args(corpus_dir, second, "--checkpoint-every", "2", "--checkpoint-uri", uri,
+                              steps=8)) == 0
+    out = capsys.readouterr().out
+    assert f"fetched checkpoint of step 4 from {uri}" in out
+    assert "resumed from " + os.path.join(second, "ckpt_4.pt") in out
+    got, want = _losses_by_step(second), _losses_by_step(reference_run)
+    assert sorted(got) == [5, 6, 7, 8]
+    assert max(abs(got[s] - want[s]) for s in got) < 1e-6
+    _, keys = _objects("runs/a/")  # the store keeps --keep-checkpoints (3) by default
+    assert keys == [f"ckpt_{s}.{x}" for s in (4, 6, 8) for x in ("json", "pt")]
+
+
+def test_a_corrupt_object_is_skipped_for_an_older_checkpoint(corpus_dir, tmp_path, s3_env, capsys):
+    uri = f"s3://{BUCKET}/runs/b"
+    first = str(tmp_path / "first")
+    assert main(pretrain_args(corpus_dir, first, "--checkpoint-every", "2", "--checkpoint-uri", uri,
+                              "--keep-checkpoints-uri", "0", steps=4)) == 0
+    client, keys = _objects("runs/b/")
+    assert keys == ["ckpt_2.json", "ckpt_2.pt", "ckpt_4.json", "ckpt_4.pt"]
+    client.put_object(Bucket=BUCKET, Key="runs/b/ckpt_4.pt", Body=b"not the checkpoint")
+    second = str(tmp_path / "second")
+    capsys.readouterr()
+    assert main(pretrain_args(corpus_dir, second, "--checkpoint-every", "2", "--checkpoint-uri", uri,
+                              steps=4)) == 0
+    out = capsys.readouterr().out
+    assert "warning: skipping checkpoint runs/b/ckpt_4.pt" in out and "does not match its manifest" in out
+    assert "resumed from " + os.path.join(second, "ckpt_2.pt") in out
+
+
+def test_an_unreachable_store_costs_warnings_not_the_run(corpus_dir, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")  # nothing listens
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    out_dir = str(tmp_path / "run")
+    assert main(pretrain_args(corpus_dir, out_dir, "--checkpoint-every", "2", "--checkpoint-uri",
+                              f"s3://{BUCKET}/runs/c", steps=4)) == 0
+    out = capsys.readouterr().out
+    assert "warning: cannot list s3://trn-test/runs/c" in out
+    assert "warning: checkpoint of step 4 not uploaded" in out
+    assert os.path.exists(os.path.join(out_dir, "ckpt_4.json"))
+    import json
+    with open(os.path.join(out_dir, "results.json")) as f:
+        assert json.load(f)["results"]["checkpoints"]["uploads_failed"] == 2
+
+
+def test_a_bad_uri_is_a_usage_error(corpus_dir, tmp_path):
+    from trainer_testlib import run_cli
+    result = run_cli(pretrain_args(corpus_dir, str(tmp_path / "x"), "--checkpoint-uri", "/not/s3"))
+    assert result.returncode == 2
+    assert "--checkpoint-uri /not/s3: not an s3://bucket/prefix URI" in result.stderr

@@ -1,0 +1,134 @@
+"""The object-store tier of checkpoints (docs/architecture.md#checkpoints): after a checkpoint
+is committed in the run directory, the writer thread uploads its state file and then its
+manifest to --checkpoint-uri s3://bucket/prefix/ (the manifest last: an object-store checkpoint
+counts only with it) and keeps the newest N there. On start, a run directory without a
+checkpoint as new as the store's newest fetches it first, checksum verified, as SageMaker
+restores /opt/ml/checkpoints: a requeued or brand-new job continues from S3.
+
+boto3 (Debian's python3-boto3) talks to S3; the endpoint comes from AWS_ENDPOINT_URL_S3 or
+AWS_ENDPOINT_URL (read here: Debian's boto3 1.26 predates them), credentials and region from
+the standard AWS variables and files."""
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+from urllib.parse import urlparse
+
+from .errors import UsageError
+
+_MANIFEST = re.compile(r"ckpt_(\d+)\.json$")
+
+
+def parse_uri(uri):
+    """(bucket, prefix ending in "/" or "") of s3://bucket[/prefix]; UsageError otherwise."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "s3" or not parsed.netloc:
+        raise UsageError(f"--checkpoint-uri {uri}: not an s3://bucket/prefix URI; give one, e.g. "
+                         "s3://my-bucket/runs/bert")
+    prefix = parsed.path.strip("/")
+    return parsed.netloc, prefix + "/" if prefix else ""
+
+
+class S3Tier:
+    def __init__(self, uri, keep, say, client=None):
+        self.uri, self.keep, self._say = uri, keep, say
+        self.bucket, self.prefix = parse_uri(uri)
+        self._client = client or _make_client()
+
+    def _key(self, name):
+        return self.prefix + name
+
+    def committed_steps(self):
+        """Steps with a manifest in the store, newest first."""
+        steps = []
+        pages = self._client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket,
+                                                                       Prefix=self.prefix)
+        for page in pages:
+            for item in page.get("Contents", []):
+                m = _MANIFEST.fullmatch(item["Key"][len(self.prefix):])
+                if m:
+                    steps.append(int(m.group(1)))
+        return sorted(steps, reverse=True)
+
+    def upload(self, directory, step):
+        """The committed checkpoint `step` of `directory`: state file, then manifest; then the
+        store keeps its newest `keep` (manifests removed before their state files)."""
+        for name in (f"ckpt_{step}.pt", f"ckpt_{step}.json"):
+            self._client.upload_file(os.path.join(directory, name), self.bucket, self._key(name))
+        if self.keep > 0:
+            for old in self.committed_steps()[self.keep:]:
+                for name in (f"ckpt_{old}.json", f"ckpt_{old}.pt"):
+                    self._client.delete_object(Bucket=self.bucket, Key=self._key(name))
+        return f"{self.uri.rstrip('/')}/ckpt_{step}.pt"
+
+    def fetch(self, step, directory):
+        """Checkpoint `step` into `directory`: the state file checked against the manifest, then
+        the manifest, each written atomically. ValueError when they do not match."""
+        manifest = json.loads(self._client.get_object(
+            Bucket=self.bucket, Key=self._key(f"ckpt_{step}.json"))["Body"].read())
+        shard = manifest["shards"][0]
+        final = os.path.join(directory, shard["file"])
+        tmp = os.path.join(directory, f".{shard['file']}.s3-{os.getpid()}")
+        try:
+            self._client.download_file(self.bucket, self._key(shard["file"]), tmp)
+            digest = hashlib.sha256()
+            with open(tmp, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+            if os.path.getsize(tmp) != shard["bytes"] or digest.hexdigest() != shard["sha256"]:
+                raise ValueError(f"{self._key(shard['file'])} does not match its manifest "
+                                 "(truncated or corrupt)")
+            os.replace(tmp, final)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        tmp = os.path.join(directory, f".ckpt_{step}.json.s3-{os.getpid()}")
+        with open(tmp, "w") as f:
+            json.dump(manifest, f, indent=1)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, os.path.join(directory, f"ckpt_{step}.json"))
+        return final
+
+    def restore_newer(self, directory, newest_local, say):
+        """Fetch the store's newest checkpoint when it is newer than `newest_local` (-1: none),
+        one process per run directory at a time (the others then find it there). Store errors
+        are warnings: the run goes on from what the directory has."""
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, ".s3-fetch.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            from .checkpoint import list_checkpoints  # the directory may have changed meanwhile
+            local = list_checkpoints(directory)
+            newest_local = max(newest_local, local[0][0] if local else -1)
+            try:
+                steps = [s for s in self.committed_steps() if s > newest_local]
+            except Exception as e:  # noqa: BLE001 - unreachable store, bad credentials, ...
+                say(f"warning: cannot list {self.uri} ({type(e).__name__}: {e}); resuming from "
+                    f"{directory} only")
+                return None
+            for step in steps:
+                try:
+                    path = self.fetch(step, directory)
+                except Exception as e:  # noqa: BLE001 - skip it, try an older one
+                    say(f"warning: skipping checkpoint {self._key(f'ckpt_{step}.pt')} in {self.uri}: "
+                        f"{type(e).__name__}: {e}; trying an older one")
+                    continue
+                say(f"fetched checkpoint of step {step} from {self.uri} into {directory}")
+                return path
+        return None
+
+
+def _make_client():
+    try:
+        import boto3
+        from botocore.config import Config
+    except ImportError as e:
+        raise UsageError("--checkpoint-uri needs boto3: install python3-boto3 (Debian) or boto3 "
+                         "into the training environment") from e
+    endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+    # Short timeouts and few retries: a store that does not answer costs the background writer
+    # seconds, never the training step, and is reported.
+    config = Config(connect_timeout=5, read_timeout=60, retries={"max_attempts": 3})
+    return boto3.client("s3", endpoint_url=endpoint or None, config=config)
