@@ -367,10 +367,16 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   // Slurm ends a job at scancel or its time limit without a word from us: say up front how to
   // go on from the checkpoints.
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
-  std::cout << "trn-run: run directory " << run_dir
-            << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
-            << plan.nodes << " trn-run " << options.profile << " --resume " << run_dir << '\n'
-            << std::flush;
+  if (plan.resumable) {
+    std::cout << "trn-run: run directory " << run_dir
+              << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
+              << plan.nodes << " trn-run " << options.profile << " --resume " << run_dir << '\n';
+  } else {
+    std::cout
+        << "trn-run: run directory " << run_dir << "; the profile's command takes none of "
+        << "{run_dir}, {checkpoint_dir}, {checkpoint_uri}: a job that stops early starts over\n";
+  }
+  std::cout << std::flush;
   if (allocation->restart_count > 0) {
     std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in "
               << plan.run_dir.string() << '\n';

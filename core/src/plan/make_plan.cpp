@@ -120,8 +120,16 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   plan.run_dir = request.run_dir.value_or(
       std::filesystem::path(expand_home(profile.output_root, request.home)) /
       (profile.name + "-" + (cluster.job_id ? std::to_string(*cluster.job_id) : "local")));
+  if (!profile.checkpoint_uri.empty()) plan.checkpoint_uri = profile.checkpoint_uri;
   plan.max_restarts = profile.max_restarts;
   plan.requeue = profile.requeue;
+  plan.resumable = false;
+  for (const auto& word : profile.command) {
+    for (const auto& name : placeholders_in(word)) {
+      if (name == "run_dir" || name == "checkpoint_dir" || name == "checkpoint_uri")
+        plan.resumable = true;
+    }
+  }
 
   try {
     plan.command = render_command(profile.command, placeholder_values(plan, false));

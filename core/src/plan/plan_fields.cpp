@@ -252,6 +252,29 @@ std::vector<PlanField> all_fields() {
        .value = [](const Plan& p, bool) -> Value { return p.run_dir.string(); },
        .label = "run dir",
        .rows = [](const Plan& p) -> Rows { return {p.run_dir.string()}; }},
+      // The checkpoints go to the run directory (the trainer's --output).
+      {.placeholder = "checkpoint_dir",
+       .value = [](const Plan& p, bool) -> Value { return p.run_dir.string(); }},
+      {.json_key = "checkpoint_uri",
+       .json =
+           [](const Plan& p) {
+             return p.checkpoint_uri ? nlohmann::json(*p.checkpoint_uri) : nlohmann::json(nullptr);
+           },
+       .placeholder = "checkpoint_uri",
+       .value = [](const Plan& p, bool) -> Value { return p.checkpoint_uri; },
+       .label = "checkpoint store",
+       .rows = [](const Plan& p) -> Rows {
+         return p.checkpoint_uri ? Rows{*p.checkpoint_uri} : Rows{};
+       }},
+      {.json_key = "resumable",
+       .json = [](const Plan& p) { return nlohmann::json(p.resumable); },
+       .label = "resume",
+       .rows = [](const Plan& p) -> Rows {
+         if (p.resumable) return {};
+         return {
+             "no: the command takes none of {run_dir}, {checkpoint_dir}, {checkpoint_uri}, "
+             "so a job that stops early starts over"};
+       }},
       {.json_key = "command",
        .json = [](const Plan& p) { return nlohmann::json(p.command); },
        .label = "command",

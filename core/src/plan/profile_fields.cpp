@@ -103,6 +103,12 @@ bool set_instance_type(Profile& profile, std::string_view text, std::string&) {
   return true;
 }
 
+bool set_checkpoint_uri(Profile& profile, std::string_view text, std::string&) {
+  if (text.size() <= 5 || text.substr(0, 5) != "s3://" || text[5] == '/') return false;
+  profile.checkpoint_uri = std::string(text);
+  return true;
+}
+
 bool is_env_name(std::string_view name) {
   if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -163,6 +169,9 @@ const std::vector<Field>& scalar_fields() {
        set_instance_type},
       {{"output_root", "a path", "where run directories <profile>-<job id> are made"},
        set_text<&P::output_root, false>},
+      {{"checkpoint_uri", "s3://bucket/prefix",
+        "an object store that also keeps the checkpoints, for {checkpoint_uri}"},
+       set_checkpoint_uri},
       {{"max_restarts", whole_0, "times a failed job is requeued"},
        set_whole<&P::max_restarts, 0, kMaxCount>},
       {{"requeue", "node-failure, always or never", "which failures requeue the job"}, set_requeue},

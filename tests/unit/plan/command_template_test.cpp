@@ -39,7 +39,8 @@ TEST(Placeholders, AreFoundAndChecked) {
   EXPECT_EQ(placeholders_in("{{literal}} {{"), Words{});
   const std::string message = error_of([] { placeholders_in("--lr={learning_rate}"); });
   EXPECT_THAT(message, StartsWith("unknown placeholder {learning_rate} in '--lr={learning_rate}'"
-                                  "; known placeholders: checkpoint_every, compile_steps, data, "
+                                  "; known placeholders: checkpoint_dir, checkpoint_every, "
+                                  "checkpoint_uri, compile_steps, data, "
                                   "dp, global_batch, grad_accum,"));
   EXPECT_THAT(message, HasSubstr("write '{{' and '}}' for literal braces"));
   EXPECT_THAT(error_of([] { placeholders_in("{global_bach}"); }),
@@ -68,12 +69,24 @@ TEST(RenderTemplate, EveryKnownPlaceholderHasAPlanValue) {
   plan.model = "m";
   plan.data = "d";
   plan.seq_len = 128;
+  plan.checkpoint_uri = "s3://bucket/runs";
   for (const bool compile : {false, true}) {
     const auto values = placeholder_values(plan, compile);
     Words names;
     for (const auto& [name, value] : values) names.push_back(name);
     EXPECT_EQ(names, known_placeholders());
   }
+}
+
+TEST(RenderTemplate, CheckpointPlaceholdersAndResumability) {
+  Plan plan;
+  plan.run_dir = "/fsx/runs/llama-7";
+  const auto values = placeholder_values(plan, false);
+  EXPECT_EQ(render_template("--ckpt={checkpoint_dir}", values), "--ckpt=/fsx/runs/llama-7");
+  EXPECT_THAT(error_of([&] { render_template("{checkpoint_uri}", values); }),
+              StartsWith("{checkpoint_uri} has no value: the profile sets no checkpoint_uri"));
+  plan.checkpoint_uri = "s3://b/p";
+  EXPECT_EQ(render_template("{checkpoint_uri}", placeholder_values(plan, false)), "s3://b/p");
 }
 
 TEST(DisplayCommand, QuotesOnlyWhatNeedsIt) {

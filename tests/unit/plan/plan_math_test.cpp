@@ -323,6 +323,34 @@ TEST(Plan, APlaceholderWithoutValueNamesTheKeyToSet) {
                         "the profile (lr: ...) or with --set lr=VALUE"));
 }
 
+// A command that takes none of {run_dir}, {checkpoint_dir}, {checkpoint_uri} cannot find an
+// earlier job's checkpoints: the plan says so instead of offering a resume.
+TEST(Plan, ResumableOnlyWhenTheCommandTakesACheckpointPlaceholder) {
+  EXPECT_TRUE(plan_on(bundled("bert_tiny"), 1, 0).resumable);
+  const auto parse = [](const std::string& command) {
+    return trn::plan::parse_profile("command: " + command +
+                                        "\nmicro_batch: 1\nglobal_batch: 1\nsteps: 1\n"
+                                        "checkpoint_uri: s3://bucket/runs/x\n",
+                                    "<test>", "user");
+  };
+  const Plan forgetful = plan_on(parse("python3 train.py --steps {steps}"), 1, 0);
+  EXPECT_FALSE(forgetful.resumable);
+  EXPECT_THAT(trn::plan::render_plan_text(forgetful),
+              HasSubstr("no: the command takes none of {run_dir}, {checkpoint_dir}, "
+                        "{checkpoint_uri}, so a job that stops early starts over"));
+  const Plan stored = plan_on(parse("python3 train.py --save {checkpoint_uri}"), 1, 0);
+  EXPECT_TRUE(stored.resumable);
+  EXPECT_EQ(stored.command.back(), "s3://bucket/runs/x");
+  EXPECT_TRUE(plan_on(parse("train --ckpt {checkpoint_dir}"), 1, 0).resumable);
+  EXPECT_THAT(error_of([&] {
+                trn::plan::parse_profile(
+                    "command: t\nmicro_batch: 1\nglobal_batch: 1\nsteps: 1\n"
+                    "checkpoint_uri: /fsx/ckpt\n",
+                    "<test>", "bad");
+              }),
+              HasSubstr("checkpoint_uri"));
+}
+
 TEST(Plan, BadClusterShapesAreErrors) {
   const Profile tiny = bundled("bert_tiny");
   EXPECT_THAT(error_of([&] { plan_on(tiny, 0, 0); }), HasSubstr("give the node count (--nodes N)"));

@@ -179,8 +179,9 @@ TEST(ProfileYaml, UnknownPlaceholdersFailAtLoadTime) {
             "command: python3 t.py --mb {micro_bach}\nmicro_batch: 1\nglobal_batch: 1\n"
             "steps: 1\n");
       }),
-      StartsWith("p.yaml:1:10: command: unknown placeholder {micro_bach} in '{micro_bach}' (did "
-                 "you mean 'micro_batch'?); known placeholders: checkpoint_every,"));
+      StartsWith(
+          "p.yaml:1:10: command: unknown placeholder {micro_bach} in '{micro_bach}' (did "
+          "you mean 'micro_batch'?); known placeholders: checkpoint_dir, checkpoint_every,"));
   // In the list form the item itself is pointed at.
   EXPECT_THAT(error_of([] {
                 parse(

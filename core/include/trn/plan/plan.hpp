@@ -67,6 +67,10 @@ struct Plan {
   std::int64_t checkpoint_every = 0;
   std::int64_t keep_checkpoints = 0;
   std::filesystem::path run_dir;
+  std::optional<std::string> checkpoint_uri;  // the profile's, for {checkpoint_uri}
+  // The command takes {run_dir}, {checkpoint_dir} or {checkpoint_uri}: it can find the
+  // checkpoints of an earlier job and continue from them (trn-run then offers --resume).
+  bool resumable = true;
   std::int64_t max_restarts = 0;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
 

@@ -75,6 +75,7 @@ struct Profile {
   std::string instance_type;
 
   std::string output_root = "runs";  // run directories go to <output_root>/<name>-<job id>
+  std::string checkpoint_uri;        // s3://bucket/prefix for {checkpoint_uri}; "": none
   std::int64_t max_restarts = 3;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
 
