@@ -39,7 +39,7 @@ HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
   const auto verdict = health::judge_step_reports(names, reports);
   HealthGateResult result{verdict.unhealthy, nlohmann::json::array()};
   for (const auto& report : reports) result.report.push_back(health::to_json(report));
-  for (const auto& warning : verdict.warnings) {
+  for (const auto& warning : health::grouped_warnings(verdict.warnings)) {
     std::cerr << "trn-run: health warning: " << warning << '\n';
   }
   for (const auto& sick : result.unhealthy) {

@@ -19,12 +19,12 @@ StepVerdict judge_step_reports(const std::vector<std::string>& nodes,
   for (const auto& node : nodes) {
     const auto it = by_node.find(node);
     if (it == by_node.end()) {
-      verdict.warnings.push_back(node + ": no health report (trn-health did not run there)");
+      verdict.warnings.push_back({node, "no health report (trn-health did not run there)"});
       continue;
     }
     for (const auto& check : it->second->checks) {
       if (check.status == CheckStatus::kWarning) {
-        verdict.warnings.push_back(node + ": " + check.check + ": " + check.evidence);
+        verdict.warnings.push_back({node, check.check + ": " + check.evidence});
       }
     }
     const auto failed = std::find_if(
@@ -54,12 +54,34 @@ StepVerdict judge_step_reports(const std::vector<std::string>& nodes,
   if (blamed.empty()) {
     for (const auto& [node, peers] : unreached) {
       if (!peers.empty()) {
-        verdict.warnings.push_back(node + ": could not reach " + peers.front() +
-                                   ", but no node is unreachable from most others");
+        verdict.warnings.push_back({node, "could not reach " + peers.front() +
+                                              ", but no node is unreachable from most others"});
       }
     }
   }
   return verdict;
+}
+
+std::vector<std::string> grouped_warnings(const std::vector<NodeWarning>& warnings) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // first-seen order
+  for (const auto& warning : warnings) {
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& group) { return group.first == warning.text; });
+    if (it == groups.end()) {
+      groups.push_back({warning.text, {}});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(warning.node);
+  }
+  std::vector<std::string> lines;
+  constexpr std::size_t kNamed = 3;
+  for (const auto& [text, nodes] : groups) {
+    std::string line;
+    for (std::size_t i = 0; i < nodes.size() && i < kNamed; ++i) line += (i ? ", " : "") + nodes[i];
+    if (nodes.size() > kNamed) line += " and " + std::to_string(nodes.size() - kNamed) + " more";
+    lines.push_back(line + ": " + text);
+  }
+  return lines;
 }
 
 }  // namespace trn::health

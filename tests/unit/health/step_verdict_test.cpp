@@ -48,12 +48,23 @@ TEST(StepVerdict, UndecidableReachAndMissingReportsAreWarningsOnly) {
                {"reach", CheckStatus::kFailed, "cannot reach n1", 0}},
               {"n1"})});
   EXPECT_TRUE(verdict.unhealthy.empty());
-  EXPECT_THAT(verdict.warnings,
+  EXPECT_THAT(grouped_warnings(verdict.warnings),
               testing::UnorderedElementsAre(
                   "n3: no health report (trn-health did not run there)",
                   "n2: kernel-log: cannot open dev/kmsg",
                   "n1: could not reach n2, but no node is unreachable from most others",
                   "n2: could not reach n1, but no node is unreachable from most others"));
+}
+
+TEST(StepVerdict, TheSameWarningOnManyNodesIsOneLine) {
+  std::vector<NodeWarning> warnings;
+  for (int i = 1; i <= 16; ++i) {
+    warnings.push_back({"n" + std::to_string(i), "kernel-log: cannot open /dev/kmsg"});
+  }
+  warnings.push_back({"n7", "efa: cannot list EFA devices"});
+  EXPECT_THAT(grouped_warnings(warnings),
+              testing::ElementsAre("n1, n2, n3 and 13 more: kernel-log: cannot open /dev/kmsg",
+                                   "n7: efa: cannot list EFA devices"));
 }
 
 }  // namespace

@@ -12,9 +12,14 @@ struct UnhealthyNode {
   std::string reason;  // drain_reason(): "trn-health: <check>: <evidence>"
 };
 
+struct NodeWarning {
+  std::string node;
+  std::string text;  // "<check>: <evidence>", or why there is no report
+};
+
 struct StepVerdict {
   std::vector<UnhealthyNode> unhealthy;  // in the order of `nodes`, reach verdicts last
-  std::vector<std::string> warnings;     // checks that could not run, nodes without a report
+  std::vector<NodeWarning> warnings;     // checks that could not run, nodes without a report
 };
 
 // Which of a step's nodes are unhealthy, from every node's `trn-health --step` report: a failed
@@ -23,5 +28,9 @@ struct StepVerdict {
 // reason to drain (the check could not run there).
 StepVerdict judge_step_reports(const std::vector<std::string>& nodes,
                                const std::vector<NodeHealth>& reports);
+
+// One line per distinct warning, naming its nodes ("n1, n2 and 14 more: kernel-log: ..."):
+// 16 nodes that cannot read the kernel log as the job's user say so once.
+std::vector<std::string> grouped_warnings(const std::vector<NodeWarning>& warnings);
 
 }  // namespace trn::health
