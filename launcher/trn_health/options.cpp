@@ -105,6 +105,7 @@ Options parse_options(const std::vector<std::string>& args) {
   } else if (auto url = env_value(env::kNeuronCompileCacheUrl);
              url && !url->empty() && url->find("://") == std::string::npos) {
     checks.cache_dir = *url;
+    checks.cache_dir_is_node_tier = false;  // the job's cache: spank_trn's or the user's choice
   }
   checks.min_free_bytes = gib_to_bytes(min_free);
   options.reach_deadline =

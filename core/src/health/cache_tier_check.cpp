@@ -21,9 +21,7 @@ std::string gib(std::uint64_t bytes) {
   return text;
 }
 
-}  // namespace
-
-CheckResult check_cache_tier(const NodeCheckOptions& options) {
+CheckResult inspect(const NodeCheckOptions& options) {
   if (!options.cache_dir) return {kCheck, CheckStatus::kSkipped, "no node-local cache tier given"};
   const auto& dir = *options.cache_dir;
   std::error_code ec;
@@ -63,6 +61,19 @@ CheckResult check_cache_tier(const NodeCheckOptions& options) {
             "cannot write to " + dir.string() + ": " + std::strerror(error)};
   }
   return {kCheck, CheckStatus::kOk, dir.string() + " writable, " + gib(free_bytes) + " free"};
+}
+
+}  // namespace
+
+CheckResult check_cache_tier(const NodeCheckOptions& options) {
+  CheckResult result = inspect(options);
+  if (result.status == CheckStatus::kFailed && !options.cache_dir_is_node_tier) {
+    // A job's cache (a user's --neuron-cache, say) that is full is the job's problem: never
+    // a reason to drain the node.
+    result.status = CheckStatus::kWarning;
+    result.evidence += " (the job's compile cache, not the node's tier: not a node fault)";
+  }
+  return result;
 }
 
 }  // namespace trn::health

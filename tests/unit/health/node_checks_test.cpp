@@ -185,6 +185,13 @@ TEST(NodeChecks, CacheTierMustBeWritableWithFreeSpace) {
   const auto full = result_of(check_node(options, "n").health, "cache-tier");
   EXPECT_EQ(full.status, CheckStatus::kFailed);
   test::expect_contains_all(full.evidence, {dir.path().string(), "free, below"});
+  // A job's own cache (NEURON_COMPILE_CACHE_URL, maybe the user's --neuron-cache) that is full
+  // is reported, never a reason to drain the node.
+  options.cache_dir_is_node_tier = false;
+  const auto users = result_of(check_node(options, "n").health, "cache-tier");
+  EXPECT_EQ(users.status, CheckStatus::kWarning);
+  EXPECT_THAT(users.evidence, testing::HasSubstr("not a node fault"));
+  options.cache_dir_is_node_tier = true;
   options.cache_dir = dir.write("a-file", "x");
   EXPECT_EQ(result_of(check_node(options, "n").health, "cache-tier").status, CheckStatus::kWarning);
 }

@@ -31,6 +31,9 @@ struct NodeCheckOptions {
   // not asked (a recorded tree: this machine's libfabric says nothing about it).
   std::function<FabricProviders()> fabric;
   std::optional<std::filesystem::path> cache_dir;  // the node-local compile-cache tier
+  // cache_dir is the node's own tier (given by the operator), not a job's NEURON_COMPILE_CACHE_URL,
+  // which a user may point anywhere: only then is a full or read-only cache a node fault.
+  bool cache_dir_is_node_tier = true;
   std::uint64_t min_free_bytes = std::uint64_t{1} << 30;
 };
 
