@@ -94,7 +94,7 @@ def test_a_new_job_in_an_empty_directory_resumes_from_the_store(corpus_dir, refe
     assert keys == [f"ckpt_{s}.{x}" for s in (4, 6, 8) for x in ("json", "pt")]
 
 
-def test_a_corrupt_object_is_skipped_for_an_older_checkpoint(corpus_dir, tmp_path, s3_env, capsys):
+def test_corrupt_and_half_uploaded_objects_are_skipped(corpus_dir, tmp_path, s3_env, capsys):
     uri = f"s3://{BUCKET}/runs/b"
     first = str(tmp_path / "first")
     assert main(pretrain_args(corpus_dir, first, "--checkpoint-every", "2", "--checkpoint-uri", uri,
@@ -102,6 +102,8 @@ def test_a_corrupt_object_is_skipped_for_an_older_checkpoint(corpus_dir, tmp_pat
     client, keys = _objects("runs/b/")
     assert keys == ["ckpt_2.json", "ckpt_2.pt", "ckpt_4.json", "ckpt_4.pt"]
     client.put_object(Bucket=BUCKET, Key="runs/b/ckpt_4.pt", Body=b"not the checkpoint")
+    # An upload killed before its manifest: a state file alone is no checkpoint.
+    client.put_object(Bucket=BUCKET, Key="runs/b/ckpt_6.pt", Body=b"half an upload")
     second = str(tmp_path / "second")
     capsys.readouterr()
     assert main(pretrain_args(corpus_dir, second, "--checkpoint-every", "2", "--checkpoint-uri", uri,
