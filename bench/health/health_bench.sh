@@ -38,27 +38,14 @@ PY
 
 echo
 echo "== trn-run start to the training srun, 4 nodes, with and without the gate ($pairs pairs)"
-name=hb$$
-work=$(mktemp -d /tmp/trn-bench.XXXXXX)
-chmod 0777 "$work"
-cluster() { scripts/cluster --name "$name" "$@"; }
-trap 'cluster down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-slurm() { cluster exec env PATH="$build/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"; }
-source tests/integration/wait_until.sh
-job_field() { slurm scontrol show job -o "$1" | grep -o " $2=[^ ]*" | cut -d= -f2; }
-job_ended() { ! [[ $(job_field "$1" JobState) =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; }
-echo "required $build/spank_plugin/spank_trn.so bind=none topology_cache=$work/topology local_cache=$work/cache" >"$work/plugstack.conf"
-cluster up 4 --plugstack "$work/plugstack.conf" >/dev/null
-PYTHONPATH=$root/trainer /usr/bin/python3 -m trn_trainer prepare-data --input /usr/share/games/fortunes \
-  --output "$work/data" --num-shards 4 --dupe-factor 1 --name fortunes >/dev/null
+source bench/cluster_lib.sh
+bench_cluster_up 4
 before_train() {  # before_train EXTRA_ARGS...: one 1-step job; prints phases.before_train_seconds
   local job
   job=$(slurm sbatch --parsable --exclusive --nodes=4 -D "$work" trn-run bert_tiny --data "$work/data" \
     --output-root "$work/runs" --steps 1 "$@")
-  wait_until 600 "job $job ended" job_ended "$job"
-  [[ $(job_field "$job" JobState) == COMPLETED ]] || { cat "$work/trn-run-$job.out" >&2; exit 1; }
-  /usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['phases']['before_train_seconds'])" \
-    "$work/runs/bert_tiny-$job/results.json"
+  wait_done "$job"
+  field "$work/runs/bert_tiny-$job/results.json" "d['phases']['before_train_seconds']"
 }
 with=() without=()
 for ((i = 0; i < pairs; i++)); do

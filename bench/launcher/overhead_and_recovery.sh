@@ -9,27 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 build=$(realpath "${1:-build/default}")
-name=bench$$
-work=$(mktemp -d /tmp/trn-bench.XXXXXX)
-chmod 0777 "$work"
-cluster() { scripts/cluster --name "$name" "$@"; }
-trap 'cluster down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-slurm() { cluster exec env PATH="$build/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"; }
-source tests/integration/wait_until.sh
-job_field() { slurm scontrol show job -o "$1" | grep -o " $2=[^ ]*" | cut -d= -f2; }
-job_ended() { ! [[ $(job_field "$1" JobState) =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; }
-wait_done() {
-  wait_until 900 "job $1 ended" job_ended "$1"
-  [[ $(job_field "$1" JobState) == COMPLETED ]] || { cat "$work/trn-run-$1.out" >&2; echo "job $1 failed" >&2; exit 1; }
-}
-field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
-
-plugstack=$work/plugstack.conf
-# bind=none: the nodes share this machine's CPUs; caches stay in the work folder.
-echo "required $build/spank_plugin/spank_trn.so bind=none topology_cache=$work/topology local_cache=$work/cache" >"$plugstack"
-cluster up 4 --plugstack "$plugstack" >/dev/null
-PYTHONPATH=$root/trainer /usr/bin/python3 -m trn_trainer prepare-data --input /usr/share/games/fortunes \
-  --output "$work/data" --num-shards 4 --dupe-factor 1 --name fortunes >/dev/null
+source bench/cluster_lib.sh
+bench_cluster_up 4
 args=(bert_tiny --data "$work/data" --output-root "$work/runs")
 
 overheads=()
