@@ -20,7 +20,8 @@ namespace {
 const char* const kUsage =
     "usage: trn-health [options]                    check this node\n"
     "       srun --ntasks-per-node=1 trn-health --step   check every node of the step\n"
-    "       HealthCheckProgram=/usr/bin/trn-health --slurm   (slurm.conf; runs as root)\n\n"
+    "       trn-health --slurm   as slurm.conf's HealthCheckProgram, through the trn-health-check\n"
+    "                            wrapper in sbin (Slurm passes no arguments; runs as root)\n\n"
     "Checks one node: Neuron devices and NeuronCores against the instance type (and neuron-ls),\n"
     "error counters and NEURON_HW_ERR kernel log lines since the last clean check, EFA devices\n"
     "and libfabric's efa provider, and the node-local compile-cache tier. One line per check:\n"
