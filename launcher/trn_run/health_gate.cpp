@@ -35,6 +35,7 @@ HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
     }
   }
   std::vector<std::string> names;
+  names.reserve(nodes.size());
   for (const auto& node : nodes) names.push_back(node.node);
   const auto verdict = health::judge_step_reports(names, reports);
   HealthGateResult result{verdict.unhealthy, nlohmann::json::array()};

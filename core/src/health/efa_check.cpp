@@ -33,7 +33,8 @@ CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected)
     std::string missing;
     for (const auto& [pci, devices] : expected.efa_served) {
       if (present.count(pci)) continue;
-      missing += (missing.empty() ? "" : "; ") + pci + " (serves " + devices + ")";
+      missing.append(missing.empty() ? "" : "; ").append(pci).append(" (serves ").append(devices);
+      missing += ")";
     }
     return {kCheck, CheckStatus::kFailed,
             std::to_string(present.size()) + " of " + want + " EFA devices (" +

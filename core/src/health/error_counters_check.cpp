@@ -68,8 +68,10 @@ CheckResult check_error_counters(const NodeCheckOptions& options,
                    device + " " + std::string(counter), options.baseline, counters, reading);
     }
     for (const auto& core : sorted_entries(root, "neuron_core")) {
-      read_counter(root, core + "/stats/status/hw_error", device + " " + core + " hw_error",
-                   options.baseline, counters, reading);
+      std::string label = device;
+      label.append(" ").append(core).append(" hw_error");
+      read_counter(root, core + "/stats/status/hw_error", label, options.baseline, counters,
+                   reading);
     }
   }
   if (!reading.rises.empty()) {

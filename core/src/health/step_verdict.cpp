@@ -77,9 +77,14 @@ std::vector<std::string> grouped_warnings(const std::vector<NodeWarning>& warnin
   constexpr std::size_t kNamed = 3;
   for (const auto& [text, nodes] : groups) {
     std::string line;
-    for (std::size_t i = 0; i < nodes.size() && i < kNamed; ++i) line += (i ? ", " : "") + nodes[i];
-    if (nodes.size() > kNamed) line += " and " + std::to_string(nodes.size() - kNamed) + " more";
-    lines.push_back(line + ": " + text);
+    for (std::size_t i = 0; i < nodes.size() && i < kNamed; ++i) {
+      line.append(i ? ", " : "").append(nodes[i]);
+    }
+    if (nodes.size() > kNamed) {
+      line.append(" and ").append(std::to_string(nodes.size() - kNamed)).append(" more");
+    }
+    line.append(": ").append(text);
+    lines.push_back(std::move(line));
   }
   return lines;
 }
