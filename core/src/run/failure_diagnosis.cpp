@@ -176,6 +176,7 @@ std::vector<RankOutput> split_labelled_output(const std::string& labelled,
     }
   }
   std::vector<RankOutput> ranks;
+  ranks.reserve(by_rank.size());
   for (auto& [rank, text] : by_rank) ranks.push_back({rank, node, std::move(text)});
   return ranks;
 }
