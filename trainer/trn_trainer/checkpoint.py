@@ -62,10 +62,15 @@ def _read_verified(step, path):
         raise ValueError(f"its shard {shard['file']} is missing")
     with open(shard_path, "rb") as f:
         data = f.read()
-    if len(data) != shard["bytes"] or hashlib.sha256(data).hexdigest() != shard["sha256"]:
-        raise ValueError(f"its shard {shard['file']} has {len(data)} bytes and another checksum "
-                         f"than the manifest's ({shard['bytes']} bytes): truncated or corrupt")
+    check_shard(shard, len(data), hashlib.sha256(data).hexdigest(), f"its shard {shard['file']}")
     return _torch_load(io.BytesIO(data))
+
+
+def check_shard(shard, size, sha256, what):
+    """ValueError naming `what` unless size and checksum are the manifest entry's."""
+    if size != shard["bytes"] or sha256 != shard["sha256"]:
+        raise ValueError(f"{what} has {size} bytes and another checksum than the manifest's "
+                         f"({shard['bytes']} bytes): truncated or corrupt")
 
 
 def load_newest(directory, warn):
@@ -121,10 +126,11 @@ class _HashingFile(io.RawIOBase):
         return n
 
 
-def _write_atomically(final, write):
+def write_atomically(final, write):
+    """write(f) into a temporary file next to `final`, fsynced, then renamed over it."""
     tmp = os.path.join(os.path.dirname(final), f".{os.path.basename(final)}.tmp-{os.getpid()}")
     try:
-        with open(tmp, "wb") as f:
+        with open(tmp, "w+b") as f:  # readable too: a download checks what it wrote
             result = write(f)
             f.flush()
             os.fsync(f.fileno())
@@ -133,6 +139,12 @@ def _write_atomically(final, write):
         if os.path.exists(tmp):
             os.remove(tmp)
     return result
+
+
+def commit_manifest(directory, manifest):
+    """ckpt_<step>.json, written last: from now on the checkpoint counts."""
+    write_atomically(os.path.join(directory, f"ckpt_{manifest['step']}.json"),
+                     lambda f: f.write((json.dumps(manifest, indent=1) + "\n").encode()))
 
 
 def _fsync_directory(directory):
@@ -156,13 +168,12 @@ def save(directory, step, state, keep):
         buffered.flush()
         return hashing
 
-    shard = _write_atomically(final, write_state)
+    shard = write_atomically(final, write_state)
     _fsync_directory(directory)
     manifest = {"format": MANIFEST_FORMAT, "step": step,
                 "shards": [{"file": os.path.basename(final), "bytes": shard.bytes,
                             "sha256": shard.sha256.hexdigest()}]}
-    _write_atomically(os.path.join(directory, f"ckpt_{step}.json"),
-                      lambda f: f.write((json.dumps(manifest, indent=1) + "\n").encode()))
+    commit_manifest(directory, manifest)
     _fsync_directory(directory)
     # Later steps than this one belong to an abandoned trajectory (--no-resume): a resume must
     # never pick them up. Of the rest, keep the newest `keep`. A manifest goes before its shard,

@@ -16,6 +16,7 @@ import os
 import re
 from urllib.parse import urlparse
 
+from . import checkpoint
 from .errors import UsageError
 
 _MANIFEST = re.compile(r"ckpt_(\d+)\.json$")
@@ -70,38 +71,30 @@ class S3Tier:
             Bucket=self.bucket, Key=self._key(f"ckpt_{step}.json"))["Body"].read())
         shard = manifest["shards"][0]
         final = os.path.join(directory, shard["file"])
-        tmp = os.path.join(directory, f".{shard['file']}.s3-{os.getpid()}")
-        try:
-            self._client.download_file(self.bucket, self._key(shard["file"]), tmp)
-            digest = hashlib.sha256()
-            with open(tmp, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    digest.update(block)
-            if os.path.getsize(tmp) != shard["bytes"] or digest.hexdigest() != shard["sha256"]:
-                raise ValueError(f"{self._key(shard['file'])} does not match its manifest "
-                                 "(truncated or corrupt)")
-            os.replace(tmp, final)
-        finally:
-            if os.path.exists(tmp):
-                os.remove(tmp)
-        tmp = os.path.join(directory, f".ckpt_{step}.json.s3-{os.getpid()}")
-        with open(tmp, "w") as f:
-            json.dump(manifest, f, indent=1)
+
+        def download(f):
+            self._client.download_fileobj(self.bucket, self._key(shard["file"]), f)
             f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, os.path.join(directory, f"ckpt_{step}.json"))
+            f.seek(0)
+            digest = hashlib.sha256()
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+            checkpoint.check_shard(shard, f.tell(), digest.hexdigest(),
+                                   f"{self._key(shard['file'])} (its manifest's shard)")
+
+        checkpoint.write_atomically(final, download)
+        checkpoint.commit_manifest(directory, manifest)
         return final
 
-    def restore_newer(self, directory, newest_local, say):
-        """Fetch the store's newest checkpoint when it is newer than `newest_local` (-1: none),
-        one process per run directory at a time (the others then find it there). Store errors
-        are warnings: the run goes on from what the directory has."""
+    def restore_newer(self, directory, say):
+        """Fetch the store's newest checkpoint when it is newer than the run directory's, one
+        process per run directory at a time (the others then find it there). Store errors are
+        warnings: the run goes on from what the directory has."""
         os.makedirs(directory, exist_ok=True)
         with open(os.path.join(directory, ".s3-fetch.lock"), "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            from .checkpoint import list_checkpoints  # the directory may have changed meanwhile
-            local = list_checkpoints(directory)
-            newest_local = max(newest_local, local[0][0] if local else -1)
+            local = checkpoint.list_checkpoints(directory)  # read under the lock
+            newest_local = local[0][0] if local else -1
             try:
                 steps = [s for s in self.committed_steps() if s > newest_local]
             except Exception as e:  # noqa: BLE001 - unreachable store, bad credentials, ...

@@ -97,7 +97,7 @@ def check_inputs(args, world_size, resume, say, local_rank=0):
     resume_state, resume_path = None, None
     if resume:
         if store is not None:  # a newer checkpoint in the store comes into --output first
-            store.restore_newer(args.output, -1, say)
+            store.restore_newer(args.output, say)
         with load_slot(local_rank):  # a few loads per node at a time
             resume_state, resume_path = checkpoint.load_newest(args.output, say)
         if resume_state is not None:

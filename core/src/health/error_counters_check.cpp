@@ -3,6 +3,9 @@
 // makes it unhealthy; the evidence names device, counter and value.
 #include <algorithm>
 
+#include "../topology/neuron_sysfs.hpp"
+#include "../topology/sysfs.hpp"
+#include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/common/whole_number.hpp"
 #include "trn/health/node_checks.hpp"
@@ -14,14 +17,11 @@ constexpr const char* kCheck = "error-counters";
 constexpr std::string_view kDeviceCounters[] = {
     "mem_ecc_uncorrected", "mem_ecc_repairable_uncorrected", "sram_ecc_uncorrected"};
 
-std::vector<std::string> sorted_entries(const std::filesystem::path& dir, std::string_view prefix) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    auto name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name.size() > prefix.size()) names.push_back(name);
-  }
-  std::sort(names.begin(), names.end());
+// The entries of `dir` (sorted) that `keep` accepts.
+template <typename Keep>
+std::vector<std::string> entries(const std::filesystem::path& dir, Keep keep) {
+  auto names = topology::sysfs::list_directory(dir);
+  std::erase_if(names, [&](const std::string& name) { return !keep(name); });
   return names;
 }
 
@@ -58,21 +58,31 @@ void read_counter(const std::filesystem::path& device_root, const std::string& k
 CheckResult check_error_counters(const NodeCheckOptions& options,
                                  std::map<std::string, std::int64_t>& counters) {
   const auto base = options.fsroot / "sys/devices/virtual/neuron_device";
-  const auto devices = sorted_entries(base, "neuron");
-  if (devices.empty()) return {kCheck, CheckStatus::kSkipped, "no Neuron devices"};
+  const auto is_device = [](const std::string& name) {
+    return topology::neuron_device_index(name).has_value();
+  };
+  const auto is_core = [](const std::string& name) {
+    return name.size() > 11 && name.starts_with("neuron_core");
+  };
   Reading reading;
-  for (const auto& device : devices) {
-    const auto root = base / device;
-    for (const auto counter : kDeviceCounters) {
-      read_counter(root, "stats/hardware/" + std::string(counter),
-                   device + " " + std::string(counter), options.baseline, counters, reading);
+  try {
+    const auto devices = entries(base, is_device);
+    if (devices.empty()) return {kCheck, CheckStatus::kSkipped, "no Neuron devices"};
+    for (const auto& device : devices) {
+      const auto root = base / device;
+      for (const auto counter : kDeviceCounters) {
+        read_counter(root, "stats/hardware/" + std::string(counter),
+                     device + " " + std::string(counter), options.baseline, counters, reading);
+      }
+      for (const auto& core : entries(root, is_core)) {
+        std::string label = device;
+        label.append(" ").append(core).append(" hw_error");
+        read_counter(root, core + "/stats/status/hw_error", label, options.baseline, counters,
+                     reading);
+      }
     }
-    for (const auto& core : sorted_entries(root, "neuron_core")) {
-      std::string label = device;
-      label.append(" ").append(core).append(" hw_error");
-      read_counter(root, core + "/stats/status/hw_error", label, options.baseline, counters,
-                   reading);
-    }
+  } catch (const Error& error) {  // an unreadable folder: the check could not run
+    return {kCheck, CheckStatus::kWarning, error.what()};
   }
   if (!reading.rises.empty()) {
     std::string evidence = reading.rises.front();

@@ -31,6 +31,20 @@ std::string field(std::string_view text, std::string_view key) {
   return {};
 }
 
+// The sequence number of a record ("<prio>,<seq>,<usec>,<flags>;<text>"); nullopt for a
+// continuation line (" KEY=value") or garbage.
+std::optional<std::uint64_t> record_sequence(std::string_view record) {
+  const auto semicolon = record.find(';');
+  const auto first_comma = record.find(',');
+  if (semicolon == std::string_view::npos || first_comma > semicolon) return std::nullopt;
+  const auto second_comma = record.find(',', first_comma + 1);
+  if (second_comma > semicolon) return std::nullopt;
+  const auto sequence =
+      parse_whole_number(record.substr(first_comma + 1, second_comma - first_comma - 1));
+  if (!sequence || *sequence < 0) return std::nullopt;
+  return static_cast<std::uint64_t>(*sequence);
+}
+
 // Scans `text` (whole records, one per line) into `scan`.
 void scan_records(std::string_view text, std::uint64_t after, KernelLogScan& scan) {
   std::size_t at = 0;
@@ -38,16 +52,10 @@ void scan_records(std::string_view text, std::uint64_t after, KernelLogScan& sca
     const auto end = std::min(text.find('\n', at), text.size());
     const auto record = text.substr(at, end - at);
     at = end + 1;
-    const auto semicolon = record.find(';');
-    if (semicolon == std::string_view::npos) continue;  // a continuation line (" KEY=value")
-    const auto first_comma = record.find(',');
-    const auto second_comma = record.find(',', first_comma + 1);
-    if (first_comma == std::string_view::npos || second_comma > semicolon) continue;
-    const auto sequence =
-        parse_whole_number(record.substr(first_comma + 1, second_comma - first_comma - 1));
-    if (!sequence || *sequence < 0) continue;
-    scan.last_sequence = std::max(scan.last_sequence, static_cast<std::uint64_t>(*sequence));
-    if (static_cast<std::uint64_t>(*sequence) <= after) continue;
+    const auto sequence = record_sequence(record);
+    if (!sequence) continue;
+    scan.last_sequence = std::max(scan.last_sequence, *sequence);
+    if (*sequence <= after) continue;
     if (auto error = parse_kmsg_record(record)) scan.errors.push_back(std::move(*error));
   }
 }
@@ -75,16 +83,7 @@ std::optional<HardwareErrorLine> parse_kmsg_record(std::string_view record) {
   line.core = field(fields, "nc-id");
   line.action = field(fields, "action");
   line.permanent = is_permanent_hardware_error(line.type);
-  const auto prefix = record.substr(0, semicolon);
-  const auto first_comma = prefix.find(',');
-  const auto second_comma = prefix.find(',', first_comma + 1);
-  if (first_comma != std::string_view::npos && second_comma != std::string_view::npos) {
-    if (const auto sequence =
-            parse_whole_number(prefix.substr(first_comma + 1, second_comma - first_comma - 1));
-        sequence && *sequence >= 0) {
-      line.sequence = static_cast<std::uint64_t>(*sequence);
-    }
-  }
+  line.sequence = record_sequence(record).value_or(0);
   return line;
 }
 

@@ -1,9 +1,11 @@
 // Neuron devices and NeuronCores present as the instance type documents them (docs/health.md
 // #devices): a device the driver did not bring up is missing from sysfs while its PCI function
 // is still there, and a job placed on the node would fail or hang.
-#include <charconv>
 #include <set>
 
+#include "../topology/neuron_sysfs.hpp"
+#include "../topology/sysfs.hpp"
+#include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/common/whole_number.hpp"
 #include "trn/health/node_checks.hpp"
@@ -15,16 +17,8 @@ constexpr const char* kCheck = "neuron-devices";
 
 std::set<unsigned> sysfs_devices(const std::filesystem::path& dir) {
   std::set<unsigned> indices;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    const auto name = entry.path().filename().string();
-    if (name.rfind("neuron", 0) != 0) continue;
-    unsigned index = 0;
-    const auto* first = name.data() + 6;
-    const auto* last = name.data() + name.size();
-    if (auto [ptr, error] = std::from_chars(first, last, index);
-        error == std::errc() && ptr == last)
-      indices.insert(index);
+  for (const auto& name : topology::sysfs::list_directory(dir)) {
+    if (const auto index = topology::neuron_device_index(name)) indices.insert(*index);
   }
   return indices;
 }
@@ -41,7 +35,12 @@ std::string index_list(const std::vector<unsigned>& indices) {
 
 CheckResult check_neuron_devices(const NodeCheckOptions& options, const Expected& expected) {
   const auto dir = options.fsroot / "sys/devices/virtual/neuron_device";
-  const auto present = sysfs_devices(dir);
+  std::set<unsigned> present;
+  try {
+    present = sysfs_devices(dir);
+  } catch (const Error& error) {  // an unreadable folder: the check could not run
+    return {kCheck, CheckStatus::kWarning, error.what()};
+  }
   if (!expected.documented) {
     if (present.empty()) {
       return {kCheck, CheckStatus::kSkipped,

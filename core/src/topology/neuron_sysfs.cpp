@@ -14,15 +14,6 @@ namespace {
 constexpr std::string_view kDriverFix =
     "is the Neuron driver (aws-neuronx-dkms) loaded and recent enough? check the filesystem root";
 
-bool parse_device_index(const std::string& name, unsigned& index) {
-  constexpr std::string_view prefix = "neuron";
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return false;
-  const char* first = name.data() + prefix.size();
-  const char* last = name.data() + name.size();
-  const auto [ptr, ec] = std::from_chars(first, last, index);
-  return ec == std::errc() && ptr == last;
-}
-
 void read_core_count(const std::filesystem::path& dir, NeuronDevice& device) {
   const auto file = dir / "core_count";
   FileRead read = try_read_text(file);
@@ -55,12 +46,25 @@ void read_connected_devices(const std::filesystem::path& dir, NeuronDevice& devi
 
 }  // namespace
 
+std::optional<unsigned> neuron_device_index(std::string_view name) {
+  constexpr std::string_view prefix = "neuron";
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  unsigned index = 0;
+  const char* first = name.data() + prefix.size();
+  const char* last = name.data() + name.size();
+  const auto [ptr, ec] = std::from_chars(first, last, index);
+  if (ec != std::errc() || ptr != last) return std::nullopt;
+  return index;
+}
+
 std::vector<NeuronDevice> read_neuron_devices(const std::filesystem::path& root) {
   const auto base = sysfs::under(root, "sys/devices/virtual/neuron_device");
   std::vector<NeuronDevice> devices;
   for (const auto& name : sysfs::list_directory(base)) {
     NeuronDevice device;
-    if (!parse_device_index(name, device.index)) continue;
+    const auto index = neuron_device_index(name);
+    if (!index) continue;
+    device.index = *index;
     const auto dir = base / name;
     const auto arch = dir / "info" / "architecture";
     device.arch_type = sysfs::read(arch / "arch_type", kDriverFix);

@@ -11,7 +11,7 @@ from trn_trainer.cli import main
 
 STEP = int(os.environ["TRN_DIE_DURING_SAVE"])
 AT = os.environ["TRN_DIE_AT"]
-_save, _write_atomically = checkpoint.save, checkpoint._write_atomically
+_save, _write_atomically = checkpoint.save, checkpoint.write_atomically
 _write = checkpoint._HashingFile.write
 saving = {"step": None}
 
@@ -41,5 +41,5 @@ def write_atomically(final, write_file):
 
 checkpoint.save = save
 checkpoint._HashingFile.write = write
-checkpoint._write_atomically = write_atomically
+checkpoint.write_atomically = write_atomically
 sys.exit(main(sys.argv[1:]))
