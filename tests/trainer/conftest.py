@@ -30,10 +30,13 @@ def corpus_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def reference_run(corpus_dir, tmp_path_factory):
-    """An uninterrupted 8-step run with checkpoints every 2 steps (shared by the resume tests)."""
+    """An uninterrupted 8-step run with checkpoints every 2 steps (shared by the resume tests),
+    written in the step (sync): a background save still in flight when the next is due is
+    skipped, so on a loaded machine an async reference would not always hold the same files."""
     from trainer_testlib import pretrain_args
     from trn_trainer.cli import main
 
     out = str(tmp_path_factory.mktemp("reference"))
-    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", "--checkpoint-mode", "sync",
+                              steps=8)) == 0
     return out
