@@ -11,6 +11,7 @@ import torch
 
 from trainer_testlib import pretrain_args, read_metrics
 from trn_trainer import checkpoint
+from trn_trainer.checkpoint_group import SingleProcess
 from trn_trainer.checkpoint_writer import CheckpointWriter, HostSnapshot
 from trn_trainer.cli import main
 
@@ -37,18 +38,57 @@ def test_one_write_in_flight_later_saves_are_skipped_and_the_last_waits():
         written.append((step, state["x"].item()))
         return f"ckpt_{step}"
 
-    writer = CheckpointWriter(slow_save, said.append)
+    writer = CheckpointWriter(slow_save, said.append, SingleProcess())
     x = torch.tensor(1.0)
-    assert writer.submit(1, lambda to_host: to_host({"x": x}))
+    assert writer.submit(1, lambda: {"x": x})
     x.add_(1)
-    assert not writer.submit(2, lambda to_host: to_host({"x": x}))
+    assert not writer.submit(2, lambda: {"x": x})
     assert writer.skipped == 1 and any("step 2 skipped" in s for s in said)
     threading.Timer(0.2, release.set).start()
-    assert writer.submit(3, lambda to_host: to_host({"x": x}), must=True)  # waits for step 1
+    assert writer.submit(3, lambda: {"x": x}, must=True)  # waits for step 1
     writer.wait()
     assert written == [(1, 1.0), (3, 2.0)]
     report = writer.report()
     assert report["saves"] == 2 and report["skipped_in_flight"] == 1 and report["mode"] == "async"
+
+
+def test_a_save_is_skipped_on_every_rank_when_any_rank_still_writes():
+    """This rank's writer is idle, another rank's is not: the group says busy, so this rank
+    skips too (the shards of one checkpoint come from one round on every rank)."""
+    class AnotherRankBusy(SingleProcess):
+        def any_busy(self, busy):
+            return True
+
+    writer = CheckpointWriter(lambda step, state: "ckpt", [].append, AnotherRankBusy())
+    assert not writer.submit(2, lambda: {"x": torch.zeros(1)})
+    assert writer.skipped == 1 and writer.report()["saves"] == 0
+
+
+def test_an_overlapped_snapshot_copies_the_weights_before_they_change():
+    """overlap: the copy runs in the writer thread while the next step computes; fence() (before
+    the optimizer step) waits for it, so the checkpoint holds the weights of the step it names."""
+    started, release = threading.Event(), threading.Event()
+    written = []
+
+    class SlowSnapshot(HostSnapshot):
+        def copy(self, obj):
+            started.set()
+            release.wait(10)  # the copy takes a while
+            return super().copy(obj)
+
+    writer = CheckpointWriter(lambda step, state: written.append(state["w"].clone()) or "ckpt",
+                              [].append, SingleProcess(), overlap=True)
+    writer._snapshot = SlowSnapshot()
+    w = torch.full((4,), 1.0)
+    assert writer.submit(5, lambda: {"w": w})
+    assert started.wait(10) and writer.stalls[-1] < 1  # the step did not wait for the copy
+    threading.Timer(0.3, release.set).start()
+    writer.fence()  # the optimizer step would change w now: wait for the copy first
+    w.add_(1)
+    writer.wait()
+    assert written[0].tolist() == [1.0] * 4
+    assert writer.stalls[-1] >= 0.2  # the wait at the fence counts as the save's stall
+    assert writer.report()["snapshot_overlaps_step"] is True
 
 
 def test_a_failed_write_is_reported_and_training_goes_on():
@@ -57,8 +97,8 @@ def test_a_failed_write_is_reported_and_training_goes_on():
     def full_disk(step, state):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    writer = CheckpointWriter(full_disk, said.append)
-    assert writer.submit(4, lambda to_host: to_host({"x": torch.zeros(2)}))
+    writer = CheckpointWriter(full_disk, said.append, SingleProcess())
+    assert writer.submit(4, lambda: {"x": torch.zeros(2)})
     writer.wait()
     assert writer.failed == 1
     assert any("checkpoint at step 4 not written" in s and "No space left" in s for s in said)

@@ -5,7 +5,8 @@ import os
 
 import torch
 
-from trainer_testlib import pretrain_args, read_metrics, torchrun
+from checkpoint_testlib import load as load_checkpoint
+from trainer_testlib import pretrain_args, read_metrics, run_cli, torchrun
 from trn_trainer.configs import model_config
 from trn_trainer.model_choice import build_model
 from trn_trainer.tokenizer import vocab_size_of
@@ -31,7 +32,7 @@ def test_strong_scaling_changes_nothing_but_speed(corpus_dir, tmp_path):
         results = json.load(open(os.path.join(out, "results.json")))["results"]["parameters"]
         assert results["world_size"] == world and results["accumulation"] == 8 // (world * micro)
         runs[(world, micro)] = ([r["loss"] for r in rows],
-                                torch.load(os.path.join(out, "ckpt_4.pt"))["model"])
+                                load_checkpoint(out, 4)["model"])
     ref_losses, ref_params = runs[(1, 2)]
     assert ref_losses[-1] < ref_losses[0], "it trains"
     for key, (losses, params) in runs.items():
@@ -51,7 +52,9 @@ def test_strong_scaling_changes_nothing_but_speed(corpus_dir, tmp_path):
 
 def test_exactly_one_all_reduce_per_optimizer_step(corpus_dir, tmp_path):
     """Every torch.distributed collective is wrapped and logged in order with the model's
-    forwards and the optimizer's steps: accumulation 3 gives forward x3, all_reduce, step."""
+    forwards and the optimizer's steps: accumulation 3 gives forward x3, all_reduce, step. The
+    checkpoints' coordination (agreeing on the step to resume from, gathering the shards'
+    records) runs on groups of its own, outside the steps."""
     events_dir = tmp_path / "events"
     events_dir.mkdir()
     os.environ["TRN_EVENTS_DIR"] = str(events_dir)
@@ -61,6 +64,9 @@ def test_exactly_one_all_reduce_per_optimizer_step(corpus_dir, tmp_path):
         del os.environ["TRN_EVENTS_DIR"]
     for rank in (0, 1):
         events = json.load(open(events_dir / f"rank{rank}.json"))
+        assert events[0] == "all_gather_object@group"  # the resume step, before any forward
+        assert events.count("all_gather_object@group") == 2  # and the final checkpoint's shards
+        events = [e for e in events if not e.endswith("@group")]
         steps, current = [], []
         for event in events:
             current.append(event)
@@ -71,3 +77,46 @@ def test_exactly_one_all_reduce_per_optimizer_step(corpus_dir, tmp_path):
         for step in steps:
             assert step == ["forward", "forward", "forward", "all_reduce", "optimizer_step"], step
         assert "all_reduce" not in current, f"no all-reduce after the last step: {current}"
+
+
+def test_sharded_checkpoints_resume_at_another_world_size(corpus_dir, reference_run, tmp_path):
+    """2 processes write a shard each (to a node-local tier, then the run directory); killed
+    after step 5, the run resumes on 1 process from their step-4 checkpoint with the losses of
+    the uninterrupted 1-process reference; a new run then starts from its final weights."""
+    out, local = str(tmp_path / "run"), str(tmp_path / "node-local")
+    args = pretrain_args(corpus_dir, out, "--checkpoint-every", "2", "--checkpoint-mode", "sync",
+                         "--checkpoint-local-dir", local, steps=8)
+    killed = torchrun(2, args, module="die_after_step", TRN_DIE_AFTER_STEP="5")
+    assert killed.returncode != 0
+    for directory in (out, local):
+        assert {"ckpt_4.json", "ckpt_4.pt", "ckpt_4.shard1.pt"} <= set(os.listdir(directory))
+    with open(os.path.join(out, "ckpt_4.json")) as f:
+        manifest = json.load(f)
+    assert manifest["world_size"] == 2 and [s["file"] for s in manifest["shards"]] == [
+        "ckpt_4.pt", "ckpt_4.shard1.pt"]
+    shard_bytes = [s["bytes"] for s in manifest["shards"]]
+    assert max(shard_bytes) < 0.6 * sum(shard_bytes)  # each rank wrote about half
+    resumed = run_cli(args)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"resumed from {out}/ckpt_4.pt (step 4, 32 samples consumed), shards read from the " \
+        f"node-local tier {local}" in resumed.stdout
+    got = {r["step"]: r["loss"] for r in read_metrics(out)}
+    want = {r["step"]: r["loss"] for r in read_metrics(reference_run)}
+    assert sorted(got) == list(range(1, 9)) and max(abs(got[s] - want[s]) for s in got) < 1e-5
+
+    # A new run initialized from this one (phase 2 after phase 1): its weights, nothing else.
+    second = str(tmp_path / "second")
+    # A learning rate too small to move an fp32 weight: the step's checkpoint shows the start.
+    init = run_cli(pretrain_args(corpus_dir, second, "--init-from", out, "--lr", "1e-30", steps=1))
+    assert init.returncode == 0, init.stderr[-2000:]
+    assert f"initialized from {out}/ckpt_8.pt (its model weights; a fresh optimizer and schedule, " \
+        "step 0)" in init.stdout
+    start, final = load_checkpoint(second, 1), load_checkpoint(out, 8)
+    assert all(torch.equal(start["model"][k], final["model"][k]) for k in final["model"])
+    assert start["step"] == 1 and start["consumed_samples"] == 8
+
+
+def test_init_from_a_folder_without_a_checkpoint_is_a_clear_error(corpus_dir, tmp_path):
+    for source, why in ((tmp_path / "missing", "not a folder"), (tmp_path, "holds no checkpoint")):
+        result = run_cli(pretrain_args(corpus_dir, str(tmp_path / "out"), "--init-from", str(source)))
+        assert result.returncode == 2 and f"--init-from {source}: {why}" in result.stderr

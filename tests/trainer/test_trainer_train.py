@@ -111,25 +111,34 @@ def test_truncated_newest_checkpoint_falls_back_to_the_previous(corpus_dir, refe
     assert torch.load(newest)["step"] == 8  # rewritten whole
 
 
-@pytest.mark.parametrize("at", ["shard", "manifest"])
+@pytest.mark.parametrize("tiers, at", [("shared", "shard"), ("shared", "manifest"),
+                                       ("local", "shard"), ("local", "copy"), ("local", "manifest")])
 def test_killed_while_saving_resumes_from_the_previous_checkpoint(corpus_dir, reference_run, tmp_path,
-                                                                  capsys, at):
-    """SIGKILL while checkpoint 4 is written (its state file half written, or whole but without
-    its manifest): the run resumes from checkpoint 2 and ends with the reference's losses."""
-    out = str(tmp_path / at)
-    cmd = [PYTHON, "-m", "die_during_save"] + pretrain_args(corpus_dir, out, "--checkpoint-every", "2",
-                                                            steps=8)
+                                                                  capsys, tiers, at):
+    """SIGKILL while checkpoint 4 is written - its shard half written to the first tier (the
+    node-local one when there is one), half copied from there to the run directory, or whole
+    everywhere without its manifest: the run resumes from checkpoint 2 and ends with the
+    reference's losses; the killed writer's temporary files go with later saves."""
+    out, local = str(tmp_path / "run"), str(tmp_path / "node-local")
+    # Written in the step (sync): a background save still in flight would skip checkpoint 4.
+    extra = ("--checkpoint-every", "2", "--checkpoint-mode", "sync") + \
+        (("--checkpoint-local-dir", local) if tiers == "local" else ())
+    cmd = [PYTHON, "-m", "die_during_save"] + pretrain_args(corpus_dir, out, *extra, steps=8)
     killed = subprocess.run(cmd, env=child_env(TRN_DIE_DURING_SAVE="4", TRN_DIE_AT=at),
                             capture_output=True, text=True, timeout=300)
     assert killed.returncode == -9, killed.stderr
     names = set(os.listdir(out))
     assert {"ckpt_2.pt", "ckpt_2.json"} <= names and "ckpt_4.json" not in names
     assert ("ckpt_4.pt" in names) == (at == "manifest")
-    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
+    if tiers == "local":
+        local_names = set(os.listdir(local))
+        assert {"ckpt_2.pt", "ckpt_2.json"} <= local_names and "ckpt_4.json" not in local_names
+    assert main(pretrain_args(corpus_dir, out, *extra, steps=8)) == 0
     stdout = capsys.readouterr().out
     assert "resumed from " + os.path.join(out, "ckpt_2.pt") in stdout
     assert max(abs(a - b) for a, b in zip(_losses(out), _losses(reference_run))) < 1e-6
-    assert not [n for n in os.listdir(out) if ".tmp-" in n and n.startswith(".ckpt_4")] or at == "shard"
+    for directory in (out, local) if tiers == "local" else (out,):
+        assert not [n for n in os.listdir(directory) if ".tmp-" in n], os.listdir(directory)
 
 
 # ---- bad input: one clear error each, non-zero exit, nothing overwritten ----------------------

@@ -1,9 +1,7 @@
 import pytest
-import torch
 
-from trn_trainer import checkpoint
 from trn_trainer.environment import DistEnv, read_dist_env
-from trn_trainer.errors import CheckpointError, EnvironmentSetupError
+from trn_trainer.errors import EnvironmentSetupError
 from trn_trainer.optim import WarmupDecay, warmup_steps
 
 
@@ -41,48 +39,6 @@ def test_schedule_warms_up_then_decays_to_the_last_step():
     poly = WarmupDecay(1.0, 0, 10, power=0.5)
     assert poly.lr(6) == pytest.approx((1 - 5 / 10) ** 0.5)
     assert warmup_steps(0.1, 200) == 20 and warmup_steps(30, 200) == 30
-
-
-def test_keep_last_n_and_stale_later_checkpoints_removed(tmp_path):
-    def state(step):
-        return {"step": step, "model": {}, "optimizer": {}, "consumed_samples": step,
-                "model_config": {}, "optimizer_name": "adamw"}
-
-    for step in (2, 4, 6, 8):
-        checkpoint.save(str(tmp_path), step, state(step), keep=2)
-    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [8, 6]
-    assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
-    checkpoint.save(str(tmp_path), 2, state(2), keep=2)  # a restart (--no-resume) reached step 2
-    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt_2.json", "ckpt_2.pt"]
-    # A save killed before its manifest was committed is no checkpoint at all.
-    (tmp_path / "ckpt_9.pt").write_bytes(b"not a checkpoint")
-    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
-    # A manifest whose shard is missing, or whose shard does not match it, is skipped with a
-    # warning naming it; the older checkpoint is used.
-    checkpoint.save(str(tmp_path), 3, state(3), keep=0)
-    checkpoint.save(str(tmp_path), 4, state(4), keep=0)
-    (tmp_path / "ckpt_4.pt").unlink()
-    data = (tmp_path / "ckpt_3.pt").read_bytes()
-    (tmp_path / "ckpt_3.pt").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # one bit flipped
-    warnings = []
-    loaded, path = checkpoint.load_newest(str(tmp_path), warnings.append)
-    assert loaded["step"] == 2 and path.endswith("ckpt_2.pt")
-    assert "ckpt_4.pt" in warnings[0] and "shard ckpt_4.pt is missing" in warnings[0]
-    assert "ckpt_3.pt" in warnings[1] and "truncated or corrupt" in warnings[1]
-    (tmp_path / "ckpt_2.pt").write_bytes(b"")
-    with pytest.raises(CheckpointError, match="none of the 3 checkpoint"):
-        checkpoint.load_newest(str(tmp_path), warnings.append)
-
-
-def test_a_directory_of_an_earlier_trainer_without_manifests_still_resumes(tmp_path):
-    state = {"step": 5, "model": {}, "optimizer": {}, "consumed_samples": 5, "model_config": {},
-             "optimizer_name": "adamw"}
-    torch.save(state, str(tmp_path / "ckpt_5.pt"))
-    (tmp_path / "ckpt_7.pt").write_bytes(b"truncated")
-    warnings = []
-    loaded, path = checkpoint.load_newest(str(tmp_path), warnings.append)
-    assert loaded["step"] == 5 and "ckpt_7.pt" in warnings[0]
 
 
 def test_checkpoint_loads_take_turns_per_node(tmp_path):

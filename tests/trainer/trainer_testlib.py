@@ -30,12 +30,12 @@ def run_cli(args, timeout=300, **env):
                           capture_output=True, text=True, timeout=timeout)
 
 
-def torchrun(nproc, module_args, timeout=300, module="trn_trainer"):
+def torchrun(nproc, module_args, timeout=300, module="trn_trainer", **env):
     # Debian's torch 1.13 on Python 3.11: torchrun's default "-r 0 -t 0" crashes in Std.from_str
     # (IntFlag iteration changed in 3.11), so redirect and tee stdout explicitly.
     cmd = [PYTHON, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc),
            "-r", "1", "-t", "1", "-m", module] + list(module_args)
-    return subprocess.run(cmd, env=child_env(), capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(cmd, env=child_env(**env), capture_output=True, text=True, timeout=timeout)
 
 
 def read_metrics(output_dir):

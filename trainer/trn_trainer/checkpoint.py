@@ -1,15 +1,17 @@
-"""ckpt_<step>.pt and its manifest ckpt_<step>.json: the state is written to a temporary file,
-fsynced and renamed; the manifest, naming the file with its size and SHA-256, is committed last
-the same way, so a checkpoint counts only once all of it is on disk. Resume takes the newest
-checkpoint whose manifest and shard check out and skips (with a warning) any that does not;
-the newest N are kept. Directories of an earlier trn_trainer (no manifest anywhere) load as
-they did: the newest .pt that loads."""
+"""Checkpoint files in one directory (docs/checkpoints.md#files): each rank's shard of step S
+(`ckpt_S.pt` for rank 0, `ckpt_S.shard<R>.pt` for rank R) and the manifest `ckpt_S.json` that
+lists every shard with its size and SHA-256. Each file is written to a temporary file, fsynced
+and renamed; the manifest is committed last, so a checkpoint counts only once all of it is on
+disk. Directories of an earlier trn_trainer (no manifest anywhere) hold whole-state `.pt` files.
+Which directories (tiers) a checkpoint goes to and comes from: checkpoint_tiers.py and
+checkpoint_restore.py."""
 
 import hashlib
 import io
 import json
 import os
 import re
+import shutil
 
 import torch
 
@@ -17,27 +19,57 @@ from .errors import CheckpointError
 
 _STATE = re.compile(r"^ckpt_(\d+)\.pt$")
 _MANIFEST = re.compile(r"^ckpt_(\d+)\.json$")
-MANIFEST_FORMAT = 1
+# Every file of a step, temporary ones (a writer that was killed) included.
+_ANY_FILE = re.compile(r"^\.?ckpt_(\d+)(?:\.shard\d+)?\.(?:pt|json)(?:\.tmp-\d+)?$")
+MANIFEST_FORMATS = (1, 2)  # 1: one shard (trn_trainer before sharding); 2: a shard per rank
 REQUIRED = ("step", "model", "optimizer", "consumed_samples", "model_config", "optimizer_name")
 
 
+def shard_name(step, rank):
+    return f"ckpt_{step}.pt" if rank == 0 else f"ckpt_{step}.shard{rank}.pt"
+
+
+def manifest_name(step):
+    return f"ckpt_{step}.json"
+
+
+def step_of_manifest(name):
+    """S of a manifest's file name ckpt_S.json, else None."""
+    m = _MANIFEST.match(name)
+    return int(m.group(1)) if m else None
+
+
+def step_of_file(name):
+    """S of any checkpoint file name of step S (shards, manifest, temporary files), else None."""
+    m = _ANY_FILE.match(name)
+    return int(m.group(1)) if m else None
+
+
 def _steps(directory, pattern):
-    if not os.path.isdir(directory):
+    if not directory or not os.path.isdir(directory):
         return {}
     return {int(m.group(1)): os.path.join(directory, name)
             for name in os.listdir(directory) for m in [pattern.match(name)] if m}
 
 
+def committed_steps(directory):
+    """Steps with a manifest in `directory`, newest first."""
+    return sorted(_steps(directory, _MANIFEST), reverse=True)
+
+
+def legacy_steps(directory):
+    """Steps of an earlier trn_trainer's directory (no manifest at all): every ckpt_S.pt."""
+    return [] if committed_steps(directory) else sorted(_steps(directory, _STATE), reverse=True)
+
+
 def list_checkpoints(directory):
-    """[(step, path of the .pt)] of the committed checkpoints (a manifest), newest first; in a
+    """[(step, path of rank 0's shard)] of the committed checkpoints, newest first; in a
     directory without any manifest (an earlier trn_trainer's), every .pt."""
-    manifests = _steps(directory, _MANIFEST)
-    if not manifests:
-        return sorted(_steps(directory, _STATE).items(), reverse=True)
-    return sorted(((s, os.path.join(directory, f"ckpt_{s}.pt")) for s in manifests), reverse=True)
+    steps = committed_steps(directory) or legacy_steps(directory)
+    return [(s, os.path.join(directory, shard_name(s, 0))) for s in steps]
 
 
-def _torch_load(data):
+def torch_load(data):
     # Our own files (they hold Python numbers that torch 1.13's weights_only loader rejects);
     # torch >= 2.6 defaults to weights_only=True, so say it explicitly.
     try:
@@ -46,52 +78,49 @@ def _torch_load(data):
         return torch.load(data, map_location="cpu")
 
 
-def _read_verified(step, path):
-    """The state of checkpoint `step`, its shard checked against the manifest (when it has one)."""
-    manifest_path = os.path.join(os.path.dirname(path), f"ckpt_{step}.json")
-    if not os.path.exists(manifest_path):
-        return _torch_load(path)  # an earlier trn_trainer's checkpoint
-    with open(manifest_path) as f:
-        manifest = json.load(f)
-    shards = manifest.get("shards") or []
-    if manifest.get("format") != MANIFEST_FORMAT or manifest.get("step") != step or len(shards) != 1:
-        raise ValueError(f"manifest {manifest_path} does not describe one shard of step {step}")
-    shard = shards[0]
-    shard_path = os.path.join(os.path.dirname(path), shard["file"])
-    if not os.path.exists(shard_path):
-        raise ValueError(f"its shard {shard['file']} is missing")
-    with open(shard_path, "rb") as f:
-        data = f.read()
-    check_shard(shard, len(data), hashlib.sha256(data).hexdigest(), f"its shard {shard['file']}")
-    return _torch_load(io.BytesIO(data))
+def read_manifest(directory, step):
+    """The manifest of `step` in `directory`, None when there is none; ValueError when it does
+    not describe the step's shards."""
+    path = os.path.join(directory, manifest_name(step))
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except FileNotFoundError:
+        return None
+    shards = manifest.get("shards") if isinstance(manifest, dict) else None
+    if (not isinstance(shards, list) or not shards or manifest.get("format") not in MANIFEST_FORMATS
+            or manifest.get("step") != step
+            or any(not isinstance(e, dict) or {"file", "bytes", "sha256"} - e.keys() for e in shards)):
+        raise ValueError(f"manifest {path} does not describe the shards of step {step}")
+    for rank, entry in enumerate(shards):
+        entry.setdefault("rank", rank)  # format 1: one shard, rank 0's
+    return manifest
 
 
-def check_shard(shard, size, sha256, what):
+def check_shard(entry, size, sha256, what):
     """ValueError naming `what` unless size and checksum are the manifest entry's."""
-    if size != shard["bytes"] or sha256 != shard["sha256"]:
+    if size != entry["bytes"] or sha256 != entry["sha256"]:
         raise ValueError(f"{what} has {size} bytes and another checksum than the manifest's "
-                         f"({shard['bytes']} bytes): truncated or corrupt")
+                         f"({entry['bytes']} bytes): truncated or corrupt")
 
 
-def load_newest(directory, warn):
-    """(state, path) of the newest loadable checkpoint; (None, None) when there is none.
-    Checkpoints present but none loadable is an error: starting over would delete them."""
-    candidates = list_checkpoints(directory)
-    for step, path in candidates:
-        try:
-            state = _read_verified(step, path)
-            if not isinstance(state, dict) or any(k not in state for k in REQUIRED):
-                raise ValueError("not a trn_trainer checkpoint (keys missing)")
-        except Exception as e:  # truncated zip, checksum, pickle errors: fall back to an older one
-            warn(f"warning: skipping checkpoint {path}: cannot be loaded ({type(e).__name__}: "
-                 f"{str(e).splitlines()[0] if str(e) else ''}); trying an older one")
-            continue
-        return state, path
-    if candidates:
-        raise CheckpointError(
-            f"none of the {len(candidates)} checkpoint(s) in {directory} can be loaded (see the "
-            "warnings above); move them away, or pass --no-resume to start over")
-    return None, None
+def read_shard(directory, entry):
+    """The loaded shard of manifest entry `entry` from `directory`, checked against the entry;
+    ValueError when missing, truncated or corrupt."""
+    path = os.path.join(directory, entry["file"])
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise ValueError(f"its shard {entry['file']} is missing") from None
+    check_shard(entry, len(data), hashlib.sha256(data).hexdigest(), f"its shard {path}")
+    return torch_load(io.BytesIO(data))
+
+
+def check_loaded(state):
+    if not isinstance(state, dict) or any(k not in state for k in REQUIRED):
+        raise ValueError("not a trn_trainer checkpoint (keys missing)")
+    return state
 
 
 def check_compatible(state, path, model_config, optimizer_name):
@@ -104,7 +133,7 @@ def check_compatible(state, path, model_config, optimizer_name):
         raise CheckpointError(
             f"checkpoint {path} belongs to another model configuration ({diff}); use the matching "
             "--model/--vocab-size, or another --output folder to start a new run")
-    if state["optimizer_name"] != optimizer_name:
+    if optimizer_name is not None and state["optimizer_name"] != optimizer_name:
         raise CheckpointError(
             f"checkpoint {path} was written with --optimizer {state['optimizer_name']}, this run "
             f"uses --optimizer {optimizer_name}; use the same optimizer or another --output folder")
@@ -141,13 +170,7 @@ def write_atomically(final, write):
     return result
 
 
-def commit_manifest(directory, manifest):
-    """ckpt_<step>.json, written last: from now on the checkpoint counts."""
-    write_atomically(os.path.join(directory, f"ckpt_{manifest['step']}.json"),
-                     lambda f: f.write((json.dumps(manifest, indent=1) + "\n").encode()))
-
-
-def _fsync_directory(directory):
+def fsync_directory(directory):
     try:
         fd = os.open(directory, os.O_RDONLY)
         try:
@@ -158,33 +181,78 @@ def _fsync_directory(directory):
         pass
 
 
-def save(directory, step, state, keep):
-    final = os.path.join(directory, f"ckpt_{step}.pt")
+def write_shard(directory, step, rank, share):
+    """Rank `rank`'s shard of step `step` into `directory`; its manifest entry."""
+    final = os.path.join(directory, shard_name(step, rank))
 
-    def write_state(f):
+    def write(f):
         hashing = _HashingFile(f)
         buffered = io.BufferedWriter(hashing, buffer_size=1 << 20)
-        torch.save(state, buffered)
+        torch.save(share, buffered)
         buffered.flush()
         return hashing
 
-    shard = write_atomically(final, write_state)
-    _fsync_directory(directory)
-    manifest = {"format": MANIFEST_FORMAT, "step": step,
-                "shards": [{"file": os.path.basename(final), "bytes": shard.bytes,
-                            "sha256": shard.sha256.hexdigest()}]}
-    commit_manifest(directory, manifest)
-    _fsync_directory(directory)
-    # Later steps than this one belong to an abandoned trajectory (--no-resume): a resume must
-    # never pick them up. Of the rest, keep the newest `keep`. A manifest goes before its shard,
-    # so a checkpoint half removed is never taken for a whole one.
-    existing = sorted(set(_steps(directory, _MANIFEST)) | set(_steps(directory, _STATE)), reverse=True)
-    stale = [s for s in existing if s > step]
-    current = [s for s in existing if s <= step]
-    for old in stale + (current[keep:] if keep > 0 else []):
-        for name in (f"ckpt_{old}.json", f"ckpt_{old}.pt"):
-            try:
-                os.remove(os.path.join(directory, name))
-            except FileNotFoundError:
-                pass
-    return final
+    os.makedirs(directory, exist_ok=True)
+    hashing = write_atomically(final, write)
+    fsync_directory(directory)
+    return {"file": os.path.basename(final), "rank": rank, "bytes": hashing.bytes,
+            "sha256": hashing.sha256.hexdigest()}
+
+
+def copy_shard(source_dir, directory, entry):
+    """The shard `entry` (written to `source_dir`) copied into `directory`, atomically."""
+    def copy(f):
+        with open(os.path.join(source_dir, entry["file"]), "rb") as src:
+            shutil.copyfileobj(src, f, 1 << 20)
+        if f.tell() != entry["bytes"]:
+            raise OSError(f"copied {f.tell()} of the {entry['bytes']} bytes of {entry['file']}")
+
+    os.makedirs(directory, exist_ok=True)
+    write_atomically(os.path.join(directory, entry["file"]), copy)
+    fsync_directory(directory)
+
+
+def make_manifest(step, entries):
+    return {"format": 2, "step": step, "world_size": len(entries),
+            "shards": sorted(entries, key=lambda e: e["rank"])}
+
+
+def commit_manifest(directory, manifest):
+    """ckpt_<step>.json, written last: from now on the checkpoint counts in `directory`."""
+    write_atomically(os.path.join(directory, manifest_name(manifest["step"])),
+                     lambda f: f.write((json.dumps(manifest, indent=1) + "\n").encode()))
+    fsync_directory(directory)
+
+
+def prune(directory, step, keep):
+    """After step `step` is committed: steps later than it belong to an abandoned trajectory
+    (--no-resume) and go; of the rest the newest `keep` stay (0: all); temporary files of
+    earlier steps (a writer killed midway) go. A manifest goes before its shards, so a checkpoint
+    half removed is never taken for a whole one."""
+    by_step = {}
+    for name in os.listdir(directory):
+        m = _ANY_FILE.match(name)
+        if m:
+            by_step.setdefault(int(m.group(1)), []).append(name)
+    existing = sorted(by_step, reverse=True)
+    committed = [s for s in existing if s <= step and manifest_name(s) in by_step[s]]
+    doomed = [s for s in existing if s > step]
+    if keep > 0 and len(committed) > keep:
+        oldest_kept = committed[keep - 1]
+        # Uncommitted steps (a save killed before its manifest, an earlier trainer's files)
+        # age out with the committed ones around them.
+        doomed += [s for s in existing if s < oldest_kept]
+    for old in doomed:
+        for name in sorted(by_step[old], key=lambda n: not n.endswith(".json")):
+            _remove(os.path.join(directory, name))
+    for old in (s for s in existing if s < step and s not in doomed):
+        for name in by_step[old]:
+            if ".tmp-" in name:
+                _remove(os.path.join(directory, name))
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass  # another node's prune of the same directory got there first

@@ -1,7 +1,7 @@
 """The object-store tier of checkpoints (docs/architecture.md#checkpoints): after a checkpoint
-is committed in the run directory, the writer thread uploads its state file and then its
-manifest to --checkpoint-uri s3://bucket/prefix/ (the manifest last: an object-store checkpoint
-counts only with it) and keeps the newest N there. On start, a run directory without a
+is committed in the run directory, every rank's writer thread uploads its shard, then rank 0
+the manifest to --checkpoint-uri s3://bucket/prefix/ (the manifest last: an object-store
+checkpoint counts only with it) and keeps the newest N there. On start, a run directory without a
 checkpoint as new as the store's newest fetches it first, checksum verified, as SageMaker
 restores /opt/ml/checkpoints: a requeued or brand-new job continues from S3.
 
@@ -13,13 +13,10 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 from urllib.parse import urlparse
 
 from . import checkpoint
 from .errors import UsageError
-
-_MANIFEST = re.compile(r"ckpt_(\d+)\.json$")
 
 
 def parse_uri(uri):
@@ -41,37 +38,58 @@ class S3Tier:
     def _key(self, name):
         return self.prefix + name
 
-    def committed_steps(self):
-        """Steps with a manifest in the store, newest first."""
-        steps = []
+    def _names(self):
+        """The names (keys without the prefix) of every object under the prefix."""
         pages = self._client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket,
                                                                        Prefix=self.prefix)
         for page in pages:
             for item in page.get("Contents", []):
-                m = _MANIFEST.fullmatch(item["Key"][len(self.prefix):])
-                if m:
-                    steps.append(int(m.group(1)))
-        return sorted(steps, reverse=True)
+                yield item["Key"][len(self.prefix):]
 
-    def upload(self, directory, step):
-        """The committed checkpoint `step` of `directory`: state file, then manifest; then the
-        store keeps its newest `keep` (manifests removed before their state files)."""
-        for name in (f"ckpt_{step}.pt", f"ckpt_{step}.json"):
-            self._client.upload_file(os.path.join(directory, name), self.bucket, self._key(name))
+    def committed_steps(self):
+        """Steps with a manifest in the store, newest first."""
+        return sorted((s for s in map(checkpoint.step_of_manifest, self._names()) if s is not None),
+                      reverse=True)
+
+    def upload_shard(self, directory, name):
+        """One rank's shard, from `directory` (every rank uploads its own, in parallel)."""
+        self._client.upload_file(os.path.join(directory, name), self.bucket, self._key(name))
+
+    def commit(self, manifest, directory):
+        """The manifest, once every shard is uploaded: from now on the store's checkpoint
+        counts. Then the store keeps its newest `keep`. Returns the checkpoint's URI."""
+        step = manifest["step"]
+        name = checkpoint.manifest_name(step)
+        self._client.upload_file(os.path.join(directory, name), self.bucket, self._key(name))
         if self.keep > 0:
-            for old in self.committed_steps()[self.keep:]:
-                for name in (f"ckpt_{old}.json", f"ckpt_{old}.pt"):
-                    self._client.delete_object(Bucket=self.bucket, Key=self._key(name))
-        return f"{self.uri.rstrip('/')}/ckpt_{step}.pt"
+            self._prune(self.committed_steps()[self.keep - 1:self.keep])
+        return f"{self.uri.rstrip('/')}/{checkpoint.shard_name(step, 0)}"
+
+    def _prune(self, oldest_kept):
+        """Every object of the steps before `oldest_kept` ([step] or []): manifests first, so a
+        checkpoint half removed is never taken for a whole one; shards whose upload never got a
+        manifest go too."""
+        if not oldest_kept:
+            return
+        steps = {name: checkpoint.step_of_file(name) for name in self._names()}
+        doomed = [name for name, step in steps.items() if step is not None and step < oldest_kept[0]]
+        for name in sorted(doomed, key=lambda n: not n.endswith(".json")):
+            self._client.delete_object(Bucket=self.bucket, Key=self._key(name))
 
     def fetch(self, step, directory):
-        """Checkpoint `step` into `directory`: the state file checked against the manifest, then
+        """Checkpoint `step` into `directory`: every shard checked against the manifest, then
         the manifest, each written atomically. ValueError when they do not match."""
         manifest = json.loads(self._client.get_object(
-            Bucket=self.bucket, Key=self._key(f"ckpt_{step}.json"))["Body"].read())
-        shard = manifest["shards"][0]
-        final = os.path.join(directory, shard["file"])
+            Bucket=self.bucket, Key=self._key(checkpoint.manifest_name(step)))["Body"].read())
+        shards = manifest.get("shards") or []
+        if not shards:
+            raise ValueError(f"{self._key(checkpoint.manifest_name(step))} lists no shards")
+        for shard in shards:
+            self._download(shard, directory)
+        checkpoint.commit_manifest(directory, manifest)
+        return os.path.join(directory, checkpoint.shard_name(step, 0))
 
+    def _download(self, shard, directory):
         def download(f):
             self._client.download_fileobj(self.bucket, self._key(shard["file"]), f)
             f.flush()
@@ -82,9 +100,7 @@ class S3Tier:
             checkpoint.check_shard(shard, f.tell(), digest.hexdigest(),
                                    f"{self._key(shard['file'])} (its manifest's shard)")
 
-        checkpoint.write_atomically(final, download)
-        checkpoint.commit_manifest(directory, manifest)
-        return final
+        checkpoint.write_atomically(os.path.join(directory, shard["file"]), download)
 
     def restore_newer(self, directory, say):
         """Fetch the store's newest checkpoint when it is newer than the run directory's, one

@@ -1,24 +1,11 @@
 """What a checkpoint holds: the state captured from a running trainer and put back on resume.
-(checkpoint.py owns the files: names, atomic writes, pruning and loading.)"""
-
-import torch
+(checkpoint_shards splits it among the ranks; checkpoint.py owns the files.)"""
 
 
-def _to_cpu(obj):
-    if torch.is_tensor(obj):
-        return obj.detach().cpu()
-    if isinstance(obj, dict):
-        return {k: _to_cpu(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_cpu(v) for v in obj)
-    return obj
-
-
-def capture(run, args, config, global_batch, to_host=None):
-    """The checkpoint of `run` (a TrainingRun) after its latest step, on the host: every tensor
-    goes through `to_host` (a copy into reused host buffers for background writes; on CPU the
-    live tensors themselves for a write made at once); None: a plain copy to the CPU."""
-    return (to_host or _to_cpu)({
+def capture(run, args, config, global_batch):
+    """The checkpoint of `run` (a TrainingRun) after its latest step, with its live tensors
+    (nothing is copied here: the writer copies what this rank writes)."""
+    return {
         "step": run.step, "consumed_samples": run.consumed,
         "model": dict(run.model_state()),
         "optimizer": run.optimizer.state_dict(),
@@ -26,7 +13,7 @@ def capture(run, args, config, global_batch, to_host=None):
         "model_config": config.to_dict(), "model_name": args.model,
         "optimizer_name": args.optimizer, "global_batch": global_batch,
         "seed": args.seed,
-    })
+    }
 
 
 def restore(run, state):

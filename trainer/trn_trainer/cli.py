@@ -2,6 +2,7 @@
 
 import argparse
 import importlib
+import os
 import sys
 
 from . import __version__
@@ -43,11 +44,20 @@ def _pretrain_parser(sub):
     p.add_argument("--checkpoint-every", type=int, default=0,
                    help="steps between checkpoints (0: only at the end)")
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
-    p.add_argument("--checkpoint-uri", default=None,
+    p.add_argument("--checkpoint-local-dir", default=os.environ.get("TRN_CHECKPOINT_LOCAL_DIR") or None,
+                   help="a node-local folder (NVMe) each rank writes its shard to first, copied to --output "
+                   "from there; read first on resume (default: $TRN_CHECKPOINT_LOCAL_DIR, else none)")
+    p.add_argument("--keep-checkpoints-local", type=int, default=2,
+                   help="newest N kept in --checkpoint-local-dir (0: keep all)")
+    p.add_argument("--checkpoint-uri", default=os.environ.get("TRN_CHECKPOINT_URI") or None,
                    help="s3://bucket/prefix: also keep checkpoints there (uploaded in the background after "
-                   "--output's copy) and resume from there when --output has none as new")
+                   "--output's copy) and resume from there when --output has none as new "
+                   "(default: $TRN_CHECKPOINT_URI, else none)")
     p.add_argument("--keep-checkpoints-uri", type=int, default=None,
                    help="newest N kept under --checkpoint-uri (0: keep all; default: --keep-checkpoints)")
+    p.add_argument("--init-from", default=None, metavar="RUN_DIR",
+                   help="start from the model weights of RUN_DIR's newest checkpoint (fresh optimizer and "
+                   "schedule, step 0) when --output has no checkpoint to resume from: phase 2 after phase 1")
     p.add_argument("--checkpoint-mode", choices=("async", "sync"), default="async",
                    help="async: the step pays for a copy into host memory, a background thread "
                    "writes it (a save due while one is written is skipped); sync: written in the step")

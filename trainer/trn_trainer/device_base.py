@@ -17,6 +17,9 @@ class Device:
     kind = "cpu"
     backend = "gloo"
     defers_reads = False  # reads step values every step (XLA: every --log-every steps)
+    # A checkpoint's copy into host memory may run while the next step's forward and backward
+    # passes read the weights (XLA: copied at once, after the step's graph ran).
+    snapshot_overlaps = True
 
     def __init__(self, dist_env, dtype):
         self.env = dist_env

@@ -6,8 +6,9 @@ import torch
 import torch.nn.functional as F
 
 
-def train_step(run, global_batch, grad_clip):
-    """Advance `run` (a TrainingRun) by one optimizer step.
+def train_step(run, global_batch, grad_clip, before_update=lambda: None):
+    """Advance `run` (a TrainingRun) by one optimizer step. before_update() runs right before
+    the weights change (a checkpoint snapshot still copying them finishes there).
     Returns (summed [mlm, nsp] losses, gradient norm or None, learning rate, seconds in data)."""
     t0 = time.perf_counter()
     micro_batches, masked_tokens = run.loader.step(run.consumed)
@@ -36,6 +37,7 @@ def train_step(run, global_batch, grad_clip):
     if grad_clip > 0:
         grad_norm = torch.nn.utils.clip_grad_norm_(run.params, grad_clip)
     lr = run.schedule.apply(run.optimizer, run.step + 1)
+    before_update()
     run.optimizer_step()
     run.optimizer.zero_grad(set_to_none=True)
     run.step += 1

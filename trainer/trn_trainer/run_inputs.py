@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import checkpoint
+from .checkpoint_restore import load_newest
 from .checkpoint_s3 import S3Tier
+from .checkpoint_tiers import Tiers
 from .configs import BertConfig, model_config
 from .errors import UsageError
 from .load_slots import load_slot
@@ -26,9 +28,14 @@ class RunInputs:
     shards: ShardSet
     config: BertConfig
     lr: float
-    resume_state: Optional[dict]
-    resume_path: Optional[str]
-    store: Optional[S3Tier] = None  # --checkpoint-uri: the object-store tier
+    tiers: Tiers  # where checkpoints go and come from
+    resume_enabled: bool  # look for a checkpoint to resume from (the same on every rank)
+    resume_state: Optional[dict] = None  # the newest checkpoint this rank could read
+    resume_step: int = -1
+    resume_path: Optional[str] = None
+    resume_note: str = ""
+    init_state: Optional[dict] = None  # --init-from: another run's checkpoint (its weights)
+    init_path: Optional[str] = None
 
 
 def _check_numbers(args, world):
@@ -43,20 +50,23 @@ def _check_numbers(args, world):
             f"--global-batch {global_batch} is not divisible by --micro-batch {args.micro_batch} x "
             f"world size {world} = {per_pass}, so gradient accumulation would not be a whole number; "
             f"use a multiple of {per_pass} (e.g. {lower} or {lower + per_pass})")
-    if args.checkpoint_every < 0 or args.keep_checkpoints < 0 or args.log_every < 1:
-        raise UsageError("--checkpoint-every and --keep-checkpoints must be >= 0, --log-every >= 1")
+    if min(args.checkpoint_every, args.keep_checkpoints, args.keep_checkpoints_local) < 0 or \
+            args.log_every < 1:
+        raise UsageError("--checkpoint-every, --keep-checkpoints and --keep-checkpoints-local must be "
+                         ">= 0, --log-every >= 1")
     return global_batch, global_batch // per_pass
 
 
-def _check_output(output):
-    """--output must be a folder, or a path whose nearest existing part is a folder."""
+def _check_output(output, flag="--output"):
+    """`flag`'s folder must be a folder, or a path whose nearest existing part is a folder."""
     existing = os.path.abspath(output)
     while not os.path.exists(existing):
         existing = os.path.dirname(existing)
     if not os.path.isdir(existing):
         what = "is a file" if existing == os.path.abspath(output) else f"lies under the file {existing}"
-        raise UsageError(f"--output {output}: {what}, not a folder; give a folder for checkpoints, "
-                         "metrics and results (it is created when missing)")
+        holds = "checkpoints, metrics and results" if flag == "--output" else "checkpoints"
+        raise UsageError(f"{flag} {output}: {what}, not a folder; give a folder for {holds} (it is "
+                         "created when missing)")
 
 
 def _vocab_size(args):
@@ -76,9 +86,10 @@ def _open_matching_shards(args):
     return shards
 
 
-def check_inputs(args, world_size, resume, say, local_rank=0):
+def check_inputs(args, world_size, resume, say, local_rank=0, init=True):
     """RunInputs for `args`, or a TrainerError saying what is wrong. resume: look for a
-    checkpoint in --output (say reports the ones skipped)."""
+    checkpoint in --output (say reports the ones skipped); init: read --init-from's when there
+    is none (graph extraction reads nothing)."""
     global_batch, accumulation = _check_numbers(args, world_size)
     check_settings(args)
     _check_output(args.output)
@@ -90,16 +101,49 @@ def check_inputs(args, world_size, resume, say, local_rank=0):
     lr = args.lr if args.lr is not None else DEFAULT_LR.get(args.optimizer, 1e-4)
     if args.keep_checkpoints_uri is not None and args.keep_checkpoints_uri < 0:
         raise UsageError("--keep-checkpoints-uri must be >= 0")
+    inputs = RunInputs(global_batch, accumulation, shards, config, lr, _tiers(args, say), resume)
+    if resume:
+        _find_resume(inputs, args, say, local_rank)
+    if init and args.init_from and inputs.resume_state is None:
+        _find_init(inputs, args, say, local_rank)
+    return inputs
+
+
+def _tiers(args, say):
     store = None
     if args.checkpoint_uri:
         keep = args.keep_checkpoints if args.keep_checkpoints_uri is None else args.keep_checkpoints_uri
         store = S3Tier(args.checkpoint_uri, keep, say)
-    resume_state, resume_path = None, None
-    if resume:
-        if store is not None:  # a newer checkpoint in the store comes into --output first
-            store.restore_newer(args.output, say)
-        with load_slot(local_rank):  # a few loads per node at a time
-            resume_state, resume_path = checkpoint.load_newest(args.output, say)
-        if resume_state is not None:
-            checkpoint.check_compatible(resume_state, resume_path, config, args.optimizer)
-    return RunInputs(global_batch, accumulation, shards, config, lr, resume_state, resume_path, store)
+    local = args.checkpoint_local_dir
+    if local:
+        _check_output(local, "--checkpoint-local-dir")
+    return Tiers(args.output, args.keep_checkpoints, local, args.keep_checkpoints_local, store)
+
+
+def _find_resume(inputs, args, say, local_rank):
+    tiers = inputs.tiers
+    if tiers.store is not None:  # a newer checkpoint in the store comes into --output first
+        tiers.store.restore_newer(args.output, say)
+    with load_slot(local_rank):  # a few loads per node at a time
+        state, step, sources = load_newest(tiers, say)
+    if state is not None:
+        checkpoint.check_compatible(state, tiers.path(step), inputs.config, args.optimizer)
+        inputs.resume_state, inputs.resume_step, inputs.resume_path = state, step, tiers.path(step)
+        if "node-local" in sources:
+            inputs.resume_note = f", shards read from the node-local tier {tiers.local} where there"
+
+
+def _find_init(inputs, args, say, local_rank):
+    """--init-from RUN_DIR: that run's newest checkpoint, for its weights."""
+    if not os.path.isdir(args.init_from):
+        raise UsageError(f"--init-from {args.init_from}: not a folder; give the run directory of the "
+                         "run whose final weights this one starts from")
+    source = Tiers(args.init_from, keep=0)
+    with load_slot(local_rank):
+        state, step, _ = load_newest(source, say)
+    if state is None:
+        raise UsageError(f"--init-from {args.init_from}: holds no checkpoint (ckpt_<step>.json with "
+                         "its shards); give a run directory whose run wrote one (a run writes one at "
+                         "its end)")
+    checkpoint.check_compatible(state, source.path(step), inputs.config, None)
+    inputs.init_state, inputs.init_path = state, source.path(step)

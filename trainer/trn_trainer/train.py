@@ -9,7 +9,9 @@ step_log (metrics and progress), checkpoint_state (what a checkpoint holds) and 
 import os
 import time
 
-from . import checkpoint, checkpoint_state, divergence
+from . import checkpoint_state, divergence
+from .checkpoint_shards import share_of
+from .checkpoint_tiers import TierWriter
 from .checkpoint_writer import CheckpointWriter
 from .configs import flops_per_sequence
 from .environment import read_dist_env
@@ -28,7 +30,8 @@ class Trainer:
         self.env = read_dist_env()
         self.is_main = self.env.is_main
         resume = not self.extract_only and not args.no_resume
-        self.inputs = check_inputs(args, self.env.world_size, resume, self.say, self.env.local_rank)
+        self.inputs = check_inputs(args, self.env.world_size, resume, self.say, self.env.local_rank,
+                                   init=not self.extract_only)
 
     def say(self, message):
         if self.is_main:
@@ -47,32 +50,30 @@ class Trainer:
             self.peak_flops, self.peak_note = self.run_state.device.peak_flops()
         self.log = StepLog(args, self.run_state.step, self.last_step, inputs.global_batch, self.started,
                            self.is_main and not self.extract_only, self.say)
-        self.writer = CheckpointWriter(self.persist, self.say, sync=args.checkpoint_mode == "sync")
-
-    def persist(self, step, state):
-        """The writer's work: the run directory's copy committed, then the object store's (a
-        store that fails is reported; the run directory's copy stands)."""
-        path = checkpoint.save(self.args.output, step, state, self.args.keep_checkpoints)
-        if self.inputs.store is not None:
-            try:
-                self.say(f"checkpoint {self.inputs.store.upload(self.args.output, step)} uploaded")
-            except Exception as e:  # noqa: BLE001 - unreachable store, credentials, timeouts
-                self.writer.uploads_failed += 1
-                self.say(f"warning: checkpoint of step {step} not uploaded to {self.inputs.store.uri} "
-                         f"({type(e).__name__}: {e}); {path} stands")
-        return path
+        run = self.run_state
+        self.tier_writer = TierWriter(self.inputs.tiers, run.group, self.env.local_rank, self.say)
+        self.writer = CheckpointWriter(self.tier_writer.persist, self.say, run.group,
+                                       args.checkpoint_mode, overlap=run.device.snapshot_overlaps)
 
     def save_checkpoint(self):
-        """The step pays for a snapshot into host memory; the writer persists it (the run's last
-        checkpoint is never skipped)."""
-        if not self.is_main or self.extract_only:
+        """Every rank writes its share: the step pays for a snapshot into host memory, the writer
+        persists it (the run's last checkpoint is never skipped)."""
+        if self.extract_only:
             return
-        run = self.run_state
-        self.writer.submit(
-            run.step,
-            lambda to_host: checkpoint_state.capture(run, self.args, self.inputs.config,
-                                                     self.inputs.global_batch, to_host),
-            must=run.step == self.last_step)
+        run, env = self.run_state, self.env
+
+        def capture():
+            state = checkpoint_state.capture(run, self.args, self.inputs.config, self.inputs.global_batch)
+            return share_of(state, env.rank, env.world_size)
+
+        self.writer.submit(run.step, capture, must=run.step == self.last_step)
+
+    def checkpoint_report(self):
+        report = self.writer.report()
+        report.update(uploads_failed=self.tier_writer.uploads_failed,
+                      local_failed=self.tier_writer.local_failed, tiers=self.inputs.tiers.names(),
+                      shards=self.env.world_size)
+        return report
 
     def start(self):
         self.setup()
@@ -107,7 +108,8 @@ class Trainer:
     def one_step(self):
         """Train, record and (when due) checkpoint one optimizer step."""
         run = self.run_state
-        sums, grad_norm, lr, data_s = train_step(run, self.inputs.global_batch, self.args.grad_clip)
+        sums, grad_norm, lr, data_s = train_step(run, self.inputs.global_batch, self.args.grad_clip,
+                                                 before_update=self.writer.fence)
         every = self.args.checkpoint_every
         checkpoint_due = (every and run.step % every == 0) or run.step == self.last_step
         self.unread.append((run.step, sums, grad_norm, lr, data_s, self.first))
@@ -139,7 +141,7 @@ class Trainer:
             parameters = parameters_record(self.args, self.inputs, run, self.env.world_size,
                                            self.flops_per_seq, self.peak_flops, self.peak_note)
             summary = write_report(self.args.output, parameters, self.started, self.args.no_plot,
-                                   self.say, checkpoints=self.writer.report())
+                                   self.say, checkpoints=self.checkpoint_report())
         run.device.shutdown()
         return summary
 

@@ -5,9 +5,12 @@ restored from the checkpoint it resumes from."""
 import torch
 
 from . import checkpoint_state
+from .checkpoint_group import agreed_resume_step, coordination
+from .checkpoint_restore import load_step
 from .data import StepLoader
 from .master_weights import MasterWeights
 from .devices import select_device
+from .errors import CheckpointError
 from .model_choice import build_model
 from .optim import WarmupDecay, build_optimizer, warmup_steps
 from .reduction import GradientReducer
@@ -17,6 +20,7 @@ class TrainingRun:
     def __init__(self, args, inputs, env, say):
         self.device = select_device(args.device, args.dtype, env)
         self.device.init_process_group()
+        self.group = coordination(env)  # the ranks' checkpoint coordination
         self.device.manual_seed(args.seed)
         model = build_model(inputs.config, args.model_impl, args.dropout_rng)
         self.model = self.device.prepare_model(model)
@@ -30,13 +34,34 @@ class TrainingRun:
                                     1.0 if args.schedule == "linear" else args.poly_power)
         self.reducer = GradientReducer(self.device, self.params)
         self.step, self.consumed = 0, 0
+        self._resume(inputs, say)
+        self.loader = StepLoader(inputs.shards, args.seed, args.micro_batch, env.world_size,
+                                 env.rank, inputs.accumulation, inputs.config.vocab_size)
+
+    def _resume(self, inputs, say):
+        """Every rank resumes from the same step: the oldest of the ranks' newest (the others
+        read that one); else, with --init-from, from another run's weights."""
+        if inputs.resume_enabled:
+            step = agreed_resume_step(self.group.resume_steps(inputs.resume_step), inputs.tiers.shared)
+            if step != inputs.resume_step:
+                try:
+                    inputs.resume_state, _ = load_step(inputs.tiers, step)
+                except Exception as e:  # noqa: BLE001 - another rank could read it, this one not
+                    raise CheckpointError(
+                        f"rank {self.group.rank} cannot read checkpoint {step} of {inputs.tiers.shared}, "
+                        f"which every rank resumes from ({type(e).__name__}: {e}); check the run "
+                        "directory on this node") from None
+                inputs.resume_path = inputs.tiers.path(step)
+                say(f"resuming from step {step}, the newest checkpoint every rank can read")
         if inputs.resume_state is not None:
             checkpoint_state.restore(self, inputs.resume_state)
             say(f"resumed from {inputs.resume_path} (step {self.step}, "
-                f"{self.consumed} samples consumed)")
-            inputs.resume_state = None  # free the host copy
-        self.loader = StepLoader(inputs.shards, args.seed, args.micro_batch, env.world_size,
-                                 env.rank, inputs.accumulation, inputs.config.vocab_size)
+                f"{self.consumed} samples consumed){inputs.resume_note}")
+        elif inputs.init_state is not None:
+            self.load_model_state(inputs.init_state["model"])
+            say(f"initialized from {inputs.init_path} (its model weights; a fresh optimizer and "
+                "schedule, step 0)")
+        inputs.resume_state = inputs.init_state = None  # free the host copies
 
     def optimizer_step(self):
         if self.master:

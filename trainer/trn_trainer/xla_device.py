@@ -61,6 +61,7 @@ class XlaDevice(Device):
     backend = "xla"
     # A host read waits for the step's graph to finish: read step values every --log-every steps.
     defers_reads = True
+    snapshot_overlaps = False  # a device read from another thread would cut the traced graph
 
     def __init__(self, dist_env, dtype):
         super().__init__(dist_env, dtype)

@@ -1,17 +1,19 @@
 """What the double counts, and the torch function mode that sees every tensor operation.
 
 Which tensors live on the "device": what `Tensor.to(<device>)` returns (the trainer moves its
-model and batches there), what a factory makes with `device=` given, and every result of an
-operation on one of those. `Tensor.cpu()` gives a host copy. Reading a device tensor on the host
-(`item`, `tolist`, `cpu`, `float`, ...) while operations are pending since the last cut is a
-mid-graph sync: on a real XLA device it compiles and runs the partial graph. Host tensors (torch's
-optimizers keep their step counts there) are read freely, as on a real device.
+model and batches there), what a factory makes with `device=` given (torch.distributed's own
+bookkeeping aside), and every result of an operation on one of those. `Tensor.cpu()` gives a
+host copy. Reading a device tensor on the host (`item`, `tolist`, `cpu`, `float`, ...) while
+operations are pending since the last cut is a mid-graph sync: on a real XLA device it compiles
+and runs the partial graph. Host tensors (torch's optimizers keep their step counts there) are
+read freely, as on a real device.
 """
 
 import atexit
 import collections
 import json
 import os
+import sys
 import traceback
 
 import torch
@@ -37,6 +39,16 @@ def _tensors(obj):
 
 def _on_device(obj):
     return any(getattr(t, _MARK, False) for t in _tensors(obj))
+
+
+def _from_distributed():
+    """Whether torch.distributed itself made the call: the tensors it makes for a gloo group's
+    collectives (object sizes, pickled objects) are host tensors on a real device too, while
+    this double's "device" is the CPU."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("torch.overrides"):
+        frame = frame.f_back
+    return frame is not None and frame.f_globals.get("__name__", "").startswith("torch.distributed")
 
 
 def _mark(obj):
@@ -109,6 +121,8 @@ class _Watch(torch.overrides.TorchFunctionMode):
         result = func(*args, **kwargs)
         if func is torch.Tensor.cpu:
             return result  # a host copy
+        if _from_distributed():
+            return result  # torch.distributed's own host bookkeeping (gloo groups)
         moved = func is torch.Tensor.to and any(
             isinstance(a, (torch.device, str)) for a in list(args[1:]) + [kwargs.get("device")])
         if device_input or moved or kwargs.get("device") is not None:

@@ -1,5 +1,6 @@
-"""Runs `trn_trainer` with every torch.distributed collective, every model forward and every
-optimizer step recorded in order, then writes the event list to $TRN_EVENTS_DIR/rank<R>.json.
+"""Runs `trn_trainer` with every torch.distributed collective (NAME, or NAME@group on a group
+other than the default one), every model forward and every optimizer step recorded in order,
+then writes the event list to $TRN_EVENTS_DIR/rank<R>.json.
 
 Usage (under torchrun): -m count_collectives pretrain ARGS...
 """
@@ -20,7 +21,8 @@ COLLECTIVES = ("all_reduce", "all_gather", "all_gather_object", "broadcast", "br
 def _record(name, fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        EVENTS.append(name)
+        # A collective on a group of its own (the checkpoints' coordination) is told apart.
+        EVENTS.append(name if kwargs.get("group") in (None, dist.group.WORLD) else name + "@group")
         return fn(*args, **kwargs)
 
     return wrapper

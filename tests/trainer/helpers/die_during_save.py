@@ -1,19 +1,24 @@
-"""Runs `trn_trainer` and SIGKILLs the process in the middle of writing checkpoint
-$TRN_DIE_DURING_SAVE: at "shard" once part of the state file is written, at "manifest" after
-the state file is renamed into place but before its manifest is committed ($TRN_DIE_AT)."""
+"""Runs `trn_trainer` and SIGKILLs the process in the middle of saving checkpoint
+$TRN_DIE_DURING_SAVE, at $TRN_DIE_AT:
+  shard     part of the shard written to the first tier (the node-local one when there is one)
+  copy      part of the shard copied from the node-local tier to the run directory
+  manifest  every shard in place, the run directory's manifest not yet committed
+  upload    the shards uploaded to the object store, its manifest not yet"""
 
 import os
 import signal
 import sys
 
 from trn_trainer import checkpoint
+from trn_trainer.checkpoint_s3 import S3Tier
 from trn_trainer.cli import main
 
 STEP = int(os.environ["TRN_DIE_DURING_SAVE"])
 AT = os.environ["TRN_DIE_AT"]
-_save, _write_atomically = checkpoint.save, checkpoint.write_atomically
-_write = checkpoint._HashingFile.write
-saving = {"step": None}
+saving = {"step": None, "what": None}
+_write_shard, _copy_shard, _commit_manifest = checkpoint.write_shard, checkpoint.copy_shard, \
+    checkpoint.commit_manifest
+_write, _commit_store = checkpoint._HashingFile.write, S3Tier.commit
 
 
 def die():
@@ -21,25 +26,40 @@ def die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def save(directory, step, state, keep):
-    saving["step"] = step
-    return _save(directory, step, state, keep)
+def write_shard(directory, step, rank, share):
+    saving.update(step=step, what="shard")
+    return _write_shard(directory, step, rank, share)
+
+
+def copy_shard(source_dir, directory, entry):
+    if AT == "copy" and saving["step"] == STEP:
+        with open(os.path.join(directory, f".{entry['file']}.tmp-{os.getpid()}"), "wb") as f:
+            with open(os.path.join(source_dir, entry["file"]), "rb") as src:
+                f.write(src.read(entry["bytes"] // 2))
+        die()
+    return _copy_shard(source_dir, directory, entry)
 
 
 def write(self, data):
     n = _write(self, data)
-    if AT == "shard" and saving["step"] == STEP and self.bytes > 1000:
+    if AT == "shard" and saving["step"] == STEP and saving["what"] == "shard" and self.bytes > 1000:
         die()
     return n
 
 
-def write_atomically(final, write_file):
-    if AT == "manifest" and saving["step"] == STEP and final.endswith(".json"):
+def commit_manifest(directory, manifest):
+    if AT == "manifest" and manifest["step"] == STEP:
         die()
-    return _write_atomically(final, write_file)
+    return _commit_manifest(directory, manifest)
 
 
-checkpoint.save = save
-checkpoint._HashingFile.write = write
-checkpoint.write_atomically = write_atomically
+def commit_store(self, manifest, directory):
+    if AT == "upload" and manifest["step"] == STEP:
+        die()
+    return _commit_store(self, manifest, directory)
+
+
+checkpoint.write_shard, checkpoint.copy_shard = write_shard, copy_shard
+checkpoint.commit_manifest, checkpoint._HashingFile.write = commit_manifest, write
+S3Tier.commit = commit_store
 sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,191 @@
+"""Checkpoint files, shards and tiers: what is written where, what is kept, and which
+checkpoint a run resumes from when parts of them are missing or damaged."""
+
+import os
+
+import pytest
+import torch
+
+from checkpoint_testlib import ThreadRanks, save, trainer_state
+from trn_trainer import checkpoint
+from trn_trainer.checkpoint_group import agreed_resume_step
+from trn_trainer.checkpoint_restore import load_newest, load_step
+from trn_trainer.checkpoint_shards import assemble, owners, share_of
+from trn_trainer.checkpoint_tiers import CheckpointNotCommitted, Tiers
+from trn_trainer.errors import CheckpointError
+from trn_trainer.tensor_tree import map_tensors
+
+
+def _state(step):
+    torch.manual_seed(step)
+    model = {f"layer{i}.weight": torch.randn(8 + i, 4) for i in range(5)}
+    moments = {i: {"step": torch.tensor(float(step)), "exp_avg": torch.randn(8 + i, 4),
+                   "exp_avg_sq": torch.rand(8 + i, 4)} for i in range(5)}
+    state = trainer_state(step, model, moments)
+    state["rng"] = {"torch": torch.get_rng_state()}
+    return state
+
+
+def _equal(a, b):
+    if torch.is_tensor(a):
+        return torch.is_tensor(b) and torch.equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and all(map(_equal, a, b))
+    return a == b
+
+
+def test_keep_last_n_and_stale_later_checkpoints_removed(tmp_path):
+    for step in (2, 4, 6, 8):
+        save(tmp_path, step, trainer_state(step), keep=2)
+    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [8, 6]
+    assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
+    save(tmp_path, 2, trainer_state(2), keep=2)  # a restart (--no-resume) reached step 2
+    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt_2.json", "ckpt_2.pt"]
+    # A save killed before its manifest was committed is no checkpoint at all.
+    (tmp_path / "ckpt_9.pt").write_bytes(b"not a checkpoint")
+    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
+
+
+def test_temporary_files_of_killed_writers_go_with_the_next_save(tmp_path):
+    save(tmp_path, 2, trainer_state(2))
+    (tmp_path / ".ckpt_4.shard1.pt.tmp-999").write_bytes(b"half")  # killed while writing step 4
+    save(tmp_path, 4, trainer_state(4))
+    assert (tmp_path / ".ckpt_4.shard1.pt.tmp-999").exists()  # step 4's own round: not touched
+    save(tmp_path, 6, trainer_state(6))
+    assert not (tmp_path / ".ckpt_4.shard1.pt.tmp-999").exists()
+
+
+def test_a_missing_or_damaged_shard_is_skipped_with_a_warning_naming_it(tmp_path):
+    tiers = Tiers(str(tmp_path), keep=0)
+    for step in (2, 3, 4):
+        save(tmp_path, step, trainer_state(step))
+    (tmp_path / "ckpt_4.pt").unlink()  # a manifest without its shard
+    data = (tmp_path / "ckpt_3.pt").read_bytes()
+    (tmp_path / "ckpt_3.pt").write_bytes(data[:-1] + bytes([data[-1] ^ 1]))  # one bit flipped
+    warnings = []
+    state, step, sources = load_newest(tiers, warnings.append)
+    assert state["step"] == 2 and step == 2 and sources == {"shared"}
+    assert "ckpt_4.pt" in warnings[0] and "shard ckpt_4.pt is missing" in warnings[0]
+    assert "ckpt_3.pt" in warnings[1] and "truncated or corrupt" in warnings[1]
+    (tmp_path / "ckpt_2.pt").write_bytes(b"")
+    with pytest.raises(CheckpointError, match="none of the 3 checkpoint"):
+        load_newest(tiers, warnings.append)
+
+
+def test_a_manifest_that_lists_no_shards_is_skipped(tmp_path):
+    save(tmp_path, 2, trainer_state(2))
+    (tmp_path / "ckpt_4.json").write_text('{"format": 2, "step": 4, "world_size": 2, "shards": []}')
+    warnings = []
+    state, step, _ = load_newest(Tiers(str(tmp_path), keep=0), warnings.append)
+    assert step == 2 and "ckpt_4.pt" in warnings[0] and "does not describe the shards" in warnings[0]
+
+
+def test_a_directory_of_an_earlier_trainer_without_manifests_still_resumes(tmp_path):
+    torch.save(trainer_state(5), str(tmp_path / "ckpt_5.pt"))
+    (tmp_path / "ckpt_7.pt").write_bytes(b"truncated")
+    warnings = []
+    state, step, _ = load_newest(Tiers(str(tmp_path), keep=0), warnings.append)
+    assert state["step"] == 5 and step == 5 and "ckpt_7.pt" in warnings[0]
+
+
+def test_every_tensor_goes_to_one_rank_and_the_bytes_are_balanced():
+    assert owners([100, 10, 60, 50, 1], 2) == [0, 0, 1, 1, 0]  # 100+10+1 vs 60+50
+    sizes = [4 * n for n in range(1, 200)]
+    owner = owners(sizes, 8)
+    loads = [sum(s for s, o in zip(sizes, owner) if o == r) for r in range(8)]
+    assert max(loads) - min(loads) <= max(sizes)
+
+
+@pytest.mark.parametrize("world", [1, 2, 3, 7])
+def test_shares_put_together_give_the_state_back(world):
+    state = _state(4)
+    shares = [share_of(state, rank, world) for rank in range(world)]
+    held = []  # the weight and optimizer tensors each share holds
+    map_tensors({k: shares[0][k] for k in ("model", "optimizer")}, held.append)
+    for share in shares[1:]:
+        map_tensors(share, held.append)
+    everything = []
+    map_tensors({k: state[k] for k in ("model", "optimizer")}, everything.append)
+    assert len(everything) == 20  # 5 weights; per weight a step, exp_avg and exp_avg_sq
+    assert sorted(map(id, held)) == sorted(map(id, everything))  # each in exactly one share
+    if world > 1:
+        assert "rng" not in shares[1] and shares[0]["rng"] is state["rng"]  # rank 0 keeps the rest
+    assert _equal(assemble(shares[0], dict(enumerate(shares[1:], 1))), state)
+
+
+def test_ranks_write_their_shards_in_parallel_and_the_manifest_lists_them(tmp_path):
+    state = _state(6)
+    results, _ = ThreadRanks(3).persist(lambda rank: Tiers(str(tmp_path), keep=0), 6, state)
+    assert results == {r: str(tmp_path / "ckpt_6.pt") for r in range(3)}
+    assert sorted(os.listdir(tmp_path)) == ["ckpt_6.json", "ckpt_6.pt", "ckpt_6.shard1.pt",
+                                            "ckpt_6.shard2.pt"]
+    manifest = checkpoint.read_manifest(str(tmp_path), 6)
+    assert manifest["world_size"] == 3 and [e["rank"] for e in manifest["shards"]] == [0, 1, 2]
+    loaded, sources = load_step(Tiers(str(tmp_path), keep=0), 6)
+    assert _equal(loaded, state) and sources == {"shared"}
+
+
+def test_one_rank_that_cannot_write_leaves_the_previous_checkpoint_the_newest(tmp_path):
+    shared = tmp_path / "run"
+    ThreadRanks(2).persist(lambda rank: Tiers(str(shared), keep=0), 2, _state(2))
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+
+    def tiers(rank):  # rank 1 cannot write (its path runs through a file): a failed disk
+        return Tiers(str(shared) if rank == 0 else str(blocked / "run"), keep=0)
+
+    results, said = ThreadRanks(2).persist(tiers, 4, _state(4))
+    assert isinstance(results[0], CheckpointNotCommitted) and "rank 1: NotADirectoryError" in str(results[0])
+    assert checkpoint.committed_steps(str(shared)) == [2]
+    state, step, _ = load_newest(Tiers(str(shared), keep=0), print)
+    assert step == 2 and _equal(state, _state(2))
+
+
+def test_the_node_local_tier_is_read_first_and_the_shared_tier_fills_in(tmp_path):
+    """Two nodes, one rank each: each node's local tier holds its own shard (and the manifest),
+    the run directory all of them."""
+    shared, local = tmp_path / "run", {0: tmp_path / "nodeA", 1: tmp_path / "nodeB"}
+
+    def tiers(rank):
+        return Tiers(str(shared), keep=0, local=str(local[rank]), keep_local=1)
+
+    for step in (2, 4):
+        ThreadRanks(2).persist(tiers, step, _state(step), local_ranks=[0, 0])
+    assert sorted(os.listdir(local[0])) == ["ckpt_4.json", "ckpt_4.pt"]  # keep_local 1
+    assert sorted(os.listdir(local[1])) == ["ckpt_4.json", "ckpt_4.shard1.pt"]
+    assert checkpoint.committed_steps(str(shared)) == [4, 2]
+    state, step, sources = load_newest(tiers(0), print)
+    assert step == 4 and sources == {"node-local", "shared"} and _equal(state, _state(4))
+    # The node-local copy wins over a damaged shared one...
+    whole = (shared / "ckpt_4.pt").read_bytes()
+    (shared / "ckpt_4.pt").write_bytes(b"damaged")
+    assert load_newest(tiers(0), print)[1] == 4
+    (shared / "ckpt_4.pt").write_bytes(whole)
+    # ...and a shard missing from every tier its node sees sends that node to an older step,
+    # while the other node still reads step 4: the ranks agree on the older one.
+    (shared / "ckpt_4.shard1.pt").unlink()
+    warnings = []
+    steps = [load_newest(tiers(0), warnings.append)[1], load_newest(tiers(1), print)[1]]
+    assert steps == [2, 4] and "ckpt_4.shard1.pt is missing" in warnings[0]
+    assert agreed_resume_step(steps, str(shared)) == 2
+
+
+def test_a_node_local_tier_that_fails_costs_a_warning_and_the_shared_copy_stands(tmp_path):
+    shared, blocked = tmp_path / "run", tmp_path / "not-a-disk"
+    blocked.write_text("")
+    results, said = ThreadRanks(2).persist(
+        lambda rank: Tiers(str(shared), keep=0, local=str(blocked / "local")), 2, _state(2))
+    assert results[0] == str(shared / "ckpt_2.pt")
+    assert checkpoint.committed_steps(str(shared)) == [2]
+    assert any("not on the node-local tier" in s and "NotADirectoryError" in s for s in said)
+
+
+def test_ranks_agree_on_the_oldest_newest_checkpoint():
+    assert agreed_resume_step([4, 4, 4], "run") == 4
+    assert agreed_resume_step([6, 4, 6], "run") == 4
+    assert agreed_resume_step([-1, -1], "run") == -1
+    with pytest.raises(CheckpointError, match=r"rank\(s\) 1 found no checkpoint in run while rank 0"):
+        agreed_resume_step([4, -1], "run")
