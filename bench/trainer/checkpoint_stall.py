@@ -3,10 +3,12 @@
 
 For each model (tiny, and base: about 88M parameters with this corpus's vocabulary) the trainer
 runs the same steps three ways: checkpoints only at the end, a synchronous torch.save every step
-(--checkpoint-mode sync), and the background writer every step (--checkpoint-mode async, the
-default). Reported from each run's results.json: the stall per save (what the step paid:
-snapshot, or the whole write when sync) over the median step time, and the throughput relative
-to the run without per-step checkpoints. torch.distributed.checkpoint is compared where the
+(--checkpoint-mode sync), and the checkpoint engine every step (--checkpoint-mode async, the
+default: on CPU the snapshot copy overlaps the next step's forward and backward, a background
+thread writes). Reported from each run's results.json: the stall per save (what the step paid:
+waiting for the snapshot before the optimizer step, or the whole write when sync) over the
+median step time, the time per step relative to the run without per-step checkpoints, and the
+host memory the snapshot holds. torch.distributed.checkpoint is compared where the
 installed torch has it (Debian's torch 1.13 does not).
 
 Goals: stall at most 1% of a step; a checkpoint every step costs at most 5% of throughput.
@@ -53,15 +55,15 @@ def main():
         assert quiet(["prepare-data", "--input", FORTUNES, "--output", data, "--dupe-factor", "1",
                       "--num-shards", "2", "--name", "fortunes"]) == 0
         print("| model | parameters | checkpoints | stall per save | step median | stall / step | "
-              "time per step vs end-only | saves (skipped) |")
-        print("|---|---|---|---|---|---|---|---|")
+              "time per step vs end-only | saves (skipped) | host buffers |")
+        print("|---|---|---|---|---|---|---|---|---|")
         for model, steps, micro, batch in (("tiny", args.tiny_steps, 8, 32),
                                            ("base", args.base_steps, 2, 4)):
             results = {}
             for name, extra in (("end only", ("--checkpoint-every", "0")),
                                 ("sync torch.save, every step",
                                  ("--checkpoint-every", "1", "--checkpoint-mode", "sync")),
-                                ("async engine, every step", ("--checkpoint-every", "1"))):
+                                ("engine (async), every step", ("--checkpoint-every", "1"))):
                 out = os.path.join(work, f"{model}-{len(results)}")
                 results[name] = run(data, out, model, steps, micro, batch, *extra)
             base = results["end only"]
@@ -76,7 +78,8 @@ def main():
                 print(f"| {model} | {_count(params)} | {name} | {1000 * stall:.1f} ms | "
                       f"{1000 * step:.1f} ms | "
                       f"{100 * stall / step:.2f}% | {cost:.3f} | "
-                      f"{ck['saves']} ({ck['skipped_in_flight']}) |")
+                      f"{ck['saves']} ({ck['skipped_in_flight']}) | "
+                      f"{ck['host_buffer_bytes'] / 1e6:.0f} MB |")
         dcp = importlib.util.find_spec("torch.distributed.checkpoint") is not None
         print("torch.distributed.checkpoint:", "available (not compared yet)" if dcp else
               "not in the installed torch, not compared")

@@ -1,15 +1,17 @@
-"""The background checkpoint writer: the step pays for a snapshot into reused host buffers, at
-most one write is in flight (later saves are skipped and counted), a failed write leaves the
+"""The background checkpoint writer: the step pays for a snapshot into reused host buffers (or
+only for waiting on it before the optimizer step), at most one write is in flight on any rank
+(later saves are skipped and counted), a failed write - a full disk in either tier - leaves the
 previous checkpoint, and an async run writes exactly what a sync run writes."""
 
 import errno
 import json
 import os
+import subprocess
 import threading
 
 import torch
 
-from trainer_testlib import pretrain_args, read_metrics
+from trainer_testlib import PYTHON, child_env, pretrain_args, read_metrics
 from trn_trainer import checkpoint
 from trn_trainer.checkpoint_group import SingleProcess
 from trn_trainer.checkpoint_writer import CheckpointWriter, HostSnapshot
@@ -131,3 +133,44 @@ def test_async_run_writes_what_a_sync_run_writes(corpus_dir, tmp_path):
     assert results["checkpoints"]["saves"] + results["checkpoints"]["skipped_in_flight"] == 4
     assert results["checkpoint_stall_median_s"] >= 0 and results["step_time_median_s"] > 0
     assert results["checkpoints"]["host_buffer_bytes"] > 0
+
+
+def _run_with_a_small_disk(disk, size, args):
+    """`python3 -m trn_trainer ARGS` with a tmpfs of `size` mounted at `disk`, in a mount
+    namespace of its own (a real ENOSPC from the kernel; needs root, as CI runs the tests)."""
+    assert os.geteuid() == 0, "mounting a small file system needs root (CI runs the tests as root)"
+    os.makedirs(disk, exist_ok=True)
+    script = 'mount -t tmpfs -o size="$1" tmpfs "$2" && shift 2 && exec "$@"'
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                           size, disk, PYTHON, "-m", "trn_trainer"] + args, env=child_env(),
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_a_full_run_directory_keeps_the_previous_checkpoint_and_fails_the_last(corpus_dir, tmp_path):
+    """A run directory with room for one checkpoint (about 14 MB): checkpoint 2 is written, the
+    later ones fail with ENOSPC and leave it the newest; the run trains on, and since its last
+    checkpoint is lost it ends with exit status 4, saying so. Run again with room: it resumes."""
+    disk = str(tmp_path / "disk")
+    args = pretrain_args(corpus_dir, disk + "/run", "--checkpoint-every", "2", "--checkpoint-mode", "sync",
+                         steps=4)
+    full = _run_with_a_small_disk(disk, "20m", args)
+    assert full.returncode == 4, full.stdout[-2000:] + full.stderr[-2000:]
+    assert "warning: checkpoint at step 4 not written" in full.stdout and "No space left" in full.stdout
+    assert "the run's last checkpoint (step 4) could not be written" in full.stderr
+    roomy = _run_with_a_small_disk(disk, "200m", args)  # the same folder, empty again: a new mount
+    assert roomy.returncode == 0, roomy.stderr[-2000:]
+
+
+def test_a_full_node_local_tier_costs_warnings_and_the_run_directory_has_every_checkpoint(
+        corpus_dir, tmp_path):
+    disk = str(tmp_path / "disk")
+    out = str(tmp_path / "run")
+    args = pretrain_args(corpus_dir, out, "--checkpoint-every", "2", "--checkpoint-mode", "sync",
+                         "--checkpoint-local-dir", disk + "/local", steps=4)
+    result = _run_with_a_small_disk(disk, "20m", args)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "warning: checkpoint of step 4 not on the node-local tier" in result.stdout
+    assert "No space left" in result.stdout
+    assert checkpoint.committed_steps(out) == [4, 2]
+    with open(os.path.join(out, "results.json")) as f:
+        assert json.load(f)["results"]["checkpoints"]["local_failed"] == 1

@@ -140,19 +140,28 @@ def check_compatible(state, path, model_config, optimizer_name):
 
 
 class _HashingFile(io.RawIOBase):
-    """A file being written that also counts and hashes what goes through it."""
+    """A file being written that also counts and hashes what goes through it. A failed write
+    (ENOSPC, EIO) is kept, not raised: torch 1.13's torch.save aborts the whole process when
+    its file object raises (a C++ exception in a destructor); write_shard raises it after."""
 
     def __init__(self, f):
         self._f, self.sha256, self.bytes = f, hashlib.sha256(), 0
+        self.error = None
 
     def writable(self):
         return True
 
     def write(self, data):
-        n = self._f.write(data)
-        self.sha256.update(memoryview(data)[:n])
-        self.bytes += n
-        return n
+        if self.error is None:
+            try:
+                n = self._f.write(data)
+            except OSError as e:
+                self.error = e
+            else:
+                self.sha256.update(memoryview(data)[:n])
+                self.bytes += n
+                return n
+        return len(memoryview(data))  # dropped: the file is removed once torch.save returns
 
 
 def write_atomically(final, write):
@@ -190,6 +199,8 @@ def write_shard(directory, step, rank, share):
         buffered = io.BufferedWriter(hashing, buffer_size=1 << 20)
         torch.save(share, buffered)
         buffered.flush()
+        if hashing.error is not None:
+            raise hashing.error
         return hashing
 
     os.makedirs(directory, exist_ok=True)

@@ -30,10 +30,10 @@ def parse_uri(uri):
 
 
 class S3Tier:
-    def __init__(self, uri, keep, say, client=None):
+    def __init__(self, uri, keep, say, client=None, timeout=60):
         self.uri, self.keep, self._say = uri, keep, say
         self.bucket, self.prefix = parse_uri(uri)
-        self._client = client or _make_client()
+        self._client = client or _make_client(timeout)
 
     def _key(self, name):
         return self.prefix + name
@@ -129,7 +129,7 @@ class S3Tier:
         return None
 
 
-def _make_client():
+def _make_client(timeout):
     try:
         import boto3
         from botocore.config import Config
@@ -139,5 +139,5 @@ def _make_client():
     endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
     # Short timeouts and few retries: a store that does not answer costs the background writer
     # seconds, never the training step, and is reported.
-    config = Config(connect_timeout=5, read_timeout=60, retries={"max_attempts": 3})
+    config = Config(connect_timeout=min(5, timeout), read_timeout=timeout, retries={"max_attempts": 3})
     return boto3.client("s3", endpoint_url=endpoint or None, config=config)

@@ -81,6 +81,7 @@ class CheckpointWriter:
         self.stalls, self.writes = [], []
         self.skipped = 0
         self.failed = 0
+        self.failed_steps = []
 
     def busy(self):
         return self._thread is not None and self._thread.is_alive()
@@ -134,6 +135,7 @@ class CheckpointWriter:
             path = self._persist(step, share)
         except Exception as e:  # noqa: BLE001 - any failure leaves the previous checkpoint newest
             self.failed += 1
+            self.failed_steps.append(step)
             self._say(f"warning: checkpoint at step {step} not written ({type(e).__name__}: {e}); "
                       "the previous checkpoint stays the newest")
             return

@@ -55,6 +55,9 @@ def _pretrain_parser(sub):
                    "(default: $TRN_CHECKPOINT_URI, else none)")
     p.add_argument("--keep-checkpoints-uri", type=int, default=None,
                    help="newest N kept under --checkpoint-uri (0: keep all; default: --keep-checkpoints)")
+    p.add_argument("--checkpoint-uri-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="how long the object store may take to answer a request (3 attempts) before "
+                   "an upload is given up with a warning")
     p.add_argument("--init-from", default=None, metavar="RUN_DIR",
                    help="start from the model weights of RUN_DIR's newest checkpoint (fresh optimizer and "
                    "schedule, step 0) when --output has no checkpoint to resume from: phase 2 after phase 1")

@@ -101,6 +101,9 @@ def check_inputs(args, world_size, resume, say, local_rank=0, init=True):
     lr = args.lr if args.lr is not None else DEFAULT_LR.get(args.optimizer, 1e-4)
     if args.keep_checkpoints_uri is not None and args.keep_checkpoints_uri < 0:
         raise UsageError("--keep-checkpoints-uri must be >= 0")
+    if not 0 < args.checkpoint_uri_timeout <= 3600:
+        raise UsageError(f"--checkpoint-uri-timeout {args.checkpoint_uri_timeout}: give seconds "
+                         "between 0 and 3600")
     inputs = RunInputs(global_batch, accumulation, shards, config, lr, _tiers(args, say), resume)
     if resume:
         _find_resume(inputs, args, say, local_rank)
@@ -113,7 +116,7 @@ def _tiers(args, say):
     store = None
     if args.checkpoint_uri:
         keep = args.keep_checkpoints if args.keep_checkpoints_uri is None else args.keep_checkpoints_uri
-        store = S3Tier(args.checkpoint_uri, keep, say)
+        store = S3Tier(args.checkpoint_uri, keep, say, timeout=args.checkpoint_uri_timeout)
     local = args.checkpoint_local_dir
     if local:
         _check_output(local, "--checkpoint-local-dir")

@@ -15,6 +15,7 @@ from .checkpoint_tiers import TierWriter
 from .checkpoint_writer import CheckpointWriter
 from .configs import flops_per_sequence
 from .environment import read_dist_env
+from .errors import CheckpointError
 from .optimizer_step import train_step
 from .run_inputs import check_inputs
 from .run_report import parameters_record, write_report
@@ -143,6 +144,11 @@ class Trainer:
             summary = write_report(self.args.output, parameters, self.started, self.args.no_plot,
                                    self.say, checkpoints=self.checkpoint_report())
         run.device.shutdown()
+        if completed and self.last_step in self.writer.failed_steps:
+            raise CheckpointError(
+                f"the run's last checkpoint (step {self.last_step}) could not be written to "
+                f"{self.args.output} (see the warning above); the newest one stands - make room or "
+                "fix the folder and run the same command again: it resumes from there")
         return summary
 
     def run(self):
