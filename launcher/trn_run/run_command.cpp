@@ -311,6 +311,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (options.run_dir) request.run_dir = *options.run_dir;
   request.extra_args = options.trainer_args;
   request.home = env_value("HOME").value_or("");
+  request.continues_run = options.resume || (allocation && allocation->restart_count > 0);
   auto plan = plan::make_plan(profile, request);
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
   if (options.run_dir) {
@@ -372,9 +373,9 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
               << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
               << plan.nodes << " trn-run " << options.profile << " --resume " << run_dir << '\n';
   } else {
-    std::cout
-        << "trn-run: run directory " << run_dir << "; the profile's command takes none of "
-        << "{run_dir}, {checkpoint_dir}, {checkpoint_uri}: a job that stops early starts over\n";
+    std::cout << "trn-run: run directory " << run_dir
+              << "; the profile's command takes no checkpoint placeholder (see resume above): a "
+                 "job that stops early starts over\n";
   }
   std::cout << std::flush;
   if (allocation->restart_count > 0) {
@@ -408,6 +409,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   step.srun_args = srun_layout(plan);
   step.command = plan::task_command(plan.command, plan.processes_per_task);
   step.env = step_environment(plan, layout);
+  step.env.insert(plan.train_env.begin(), plan.train_env.end());
   step.log_dir = plan.run_dir / "logs";
   step.phase = "train";
   step.nnodes = static_cast<unsigned>(plan.nodes);

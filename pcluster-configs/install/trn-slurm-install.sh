@@ -9,8 +9,8 @@
 #                 scontrol reconfigure.
 #   compute node: Neuron driver, runtime, collectives and tools and EFA when missing, and the
 #                 Python training stack in one virtual environment (all pinned in
-#                 versions.env; --dry-run lists them); the node-local cache tier on the instance-store NVMe
-#                 and trn-health-check's options (/etc/trn-slurm/trn-health-check.conf);
+#                 versions.env; --dry-run lists them); the node-local cache tier and checkpoint
+#                 folder on the instance-store NVMe and trn-health-check's options (/etc/trn-slurm/trn-health-check.conf);
 #                 checks that the head node's install is visible; restarts slurmd.
 #   login node:   checks that the head node's install is visible.
 #
@@ -44,6 +44,7 @@ usage: trn-slurm-install.sh [options]
   --slurm-root DIR                the cluster's Slurm (default /opt/slurm)
   --cache-root DIR                shared compile-cache tier (default /fsx/neuron-cache)
   --local-cache DIR               node-local compile-cache tier (default /scratch/neuron-cache)
+  --local-checkpoints DIR         node-local checkpoint folder (default /scratch/trn-checkpoints)
   --plugin FILE                   install this prebuilt spank_trn.so instead of building
   --test-root DIR                 test mode: no AWS-only steps, every path under DIR
   --dry-run                       print what a compute node gets (Neuron packages, the Python
@@ -56,13 +57,15 @@ source_dir=$(cd "$here/../.." && pwd)
 slurm_root=/opt/slurm
 cache_root=/fsx/neuron-cache
 local_cache=/scratch/neuron-cache
+local_checkpoints=/scratch/trn-checkpoints
 plugin=
 test_root=${TRN_INSTALL_TEST_ROOT:-}
 dry_run=
 
 while (($#)); do
   case $1 in
-    --role | --source-dir | --slurm-root | --cache-root | --local-cache | --plugin | --test-root)
+    --role | --source-dir | --slurm-root | --cache-root | --local-cache | --local-checkpoints | \
+      --plugin | --test-root)
       (($# >= 2)) || { echo "trn-slurm-install: $1 needs a value" >&2; usage >&2; exit 2; }
       case $1 in
         --role) role=$2 ;;
@@ -70,6 +73,7 @@ while (($#)); do
         --slurm-root) slurm_root=$2 ;;
         --cache-root) cache_root=$2 ;;
         --local-cache) local_cache=$2 ;;
+        --local-checkpoints) local_checkpoints=$2 ;;
         --plugin) plugin=$2 ;;
         --test-root) test_root=$2 ;;
       esac
@@ -91,6 +95,7 @@ fi
 slurm_root=$root$slurm_root
 cache_root=$root$cache_root
 local_cache=$root$local_cache
+local_checkpoints=$root$local_checkpoints
 if [[ -n $dry_run ]]; then
   trn_print_install_plan "$TRN_TRAINING_VENV"
   exit 0
@@ -160,6 +165,12 @@ setup_compute_node() {
   mkdir -p "$local_cache"
   chmod 0755 "$local_cache"
   trn_log "node-local compile cache: $local_cache"
+  # Node-local checkpoint tier (the bundled ParallelCluster profiles' checkpoint_local_dir):
+  # each run makes its own folder in it as the job's user, so it is sticky like /tmp. Made
+  # here rather than left to the first job, whose user would own it and lock the others out.
+  mkdir -p "$local_checkpoints"
+  chmod 1777 "$local_checkpoints"
+  trn_log "node-local checkpoints: $local_checkpoints"
   # trn-health-check (HealthCheckProgram, offered in the cluster configs' CustomSlurmSettings)
   # checks the node-local tier too; Slurm passes it no arguments, so they live here.
   trn_write_if_changed "$root/etc/trn-slurm/trn-health-check.conf" \

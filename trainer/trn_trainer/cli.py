@@ -5,7 +5,7 @@ import importlib
 import os
 import sys
 
-from . import __version__
+from . import __version__, env_names
 from .errors import EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
 
 # The third-party modules each command imports (Debian names them python3-<module>), imported
@@ -44,12 +44,13 @@ def _pretrain_parser(sub):
     p.add_argument("--checkpoint-every", type=int, default=0,
                    help="steps between checkpoints (0: only at the end)")
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
-    p.add_argument("--checkpoint-local-dir", default=os.environ.get("TRN_CHECKPOINT_LOCAL_DIR") or None,
+    p.add_argument("--checkpoint-local-dir",
+                   default=os.environ.get(env_names.TRN_CHECKPOINT_LOCAL_DIR) or None,
                    help="a node-local folder (NVMe) each rank writes its shard to first, copied to --output "
                    "from there; read first on resume (default: $TRN_CHECKPOINT_LOCAL_DIR, else none)")
     p.add_argument("--keep-checkpoints-local", type=int, default=2,
                    help="newest N kept in --checkpoint-local-dir (0: keep all)")
-    p.add_argument("--checkpoint-uri", default=os.environ.get("TRN_CHECKPOINT_URI") or None,
+    p.add_argument("--checkpoint-uri", default=os.environ.get(env_names.TRN_CHECKPOINT_URI) or None,
                    help="s3://bucket/prefix: also keep checkpoints there (uploaded in the background after "
                    "--output's copy) and resume from there when --output has none as new "
                    "(default: $TRN_CHECKPOINT_URI, else none)")

@@ -49,3 +49,8 @@ TRN_EFA_DEVICES = "TRN_EFA_DEVICES"
 PYTHONPATH = "PYTHONPATH"
 PATH = "PATH"
 TRN_TRAINING_VENV = "TRN_TRAINING_VENV"
+
+# Set by trn-run for the training step from the profile (checkpoint_uri, checkpoint_local_dir):
+# the defaults of --checkpoint-uri and --checkpoint-local-dir.
+TRN_CHECKPOINT_URI = "TRN_CHECKPOINT_URI"
+TRN_CHECKPOINT_LOCAL_DIR = "TRN_CHECKPOINT_LOCAL_DIR"

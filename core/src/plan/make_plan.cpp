@@ -2,6 +2,7 @@
 
 #include "plan_fields.hpp"
 #include "scaling.hpp"
+#include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
 #include "trn/plan/command_template.hpp"
 #include "trn/plan/plan.hpp"
@@ -35,6 +36,26 @@ void check_cluster(const Profile& profile, const ClusterShape& cluster) {
     throw Error("a node cannot have " + std::to_string(cluster.neuron_cores_per_node) +
                 " NeuronCores: pass 0 for nodes without Neuron devices");
   }
+}
+
+// "bert_tiny-7" for runs/bert_tiny-7, runs/bert_tiny-7/ and "." inside it.
+std::filesystem::path run_dir_name(const std::filesystem::path& run_dir) {
+  auto normal = std::filesystem::absolute(run_dir).lexically_normal();
+  if (!normal.has_filename()) normal = normal.parent_path();
+  return normal.filename();
+}
+
+// Placeholders through which a command finds an earlier job's checkpoints or learns that it
+// continues one.
+bool takes_checkpoint_placeholder(const std::vector<std::string>& command) {
+  for (const auto& word : command) {
+    for (const auto& name : placeholders_in(word)) {
+      if (name == "run_dir" || name == "checkpoint_dir" || name == "checkpoint_uri" ||
+          name == "resume")
+        return true;
+    }
+  }
+  return false;
 }
 
 std::optional<double> scaled_lr(const Profile& profile, double batch_factor) {
@@ -121,15 +142,18 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
       std::filesystem::path(expand_home(profile.output_root, request.home)) /
       (profile.name + "-" + (cluster.job_id ? std::to_string(*cluster.job_id) : "local")));
   if (!profile.checkpoint_uri.empty()) plan.checkpoint_uri = profile.checkpoint_uri;
+  if (!profile.checkpoint_local_dir.empty()) {
+    plan.checkpoint_local_dir =
+        std::filesystem::path(expand_home(profile.checkpoint_local_dir, request.home)) /
+        run_dir_name(plan.run_dir);
+  }
   plan.max_restarts = profile.max_restarts;
   plan.requeue = profile.requeue;
-  plan.resumable = false;
-  for (const auto& word : profile.command) {
-    for (const auto& name : placeholders_in(word)) {
-      if (name == "run_dir" || name == "checkpoint_dir" || name == "checkpoint_uri")
-        plan.resumable = true;
-    }
-  }
+  plan.resumable = takes_checkpoint_placeholder(profile.command);
+  // A run directory that exists holds an earlier job's run (trn-run makes it only after
+  // planning); one that cannot be looked at is taken as new.
+  std::error_code unreadable;
+  plan.resume = request.continues_run || std::filesystem::exists(plan.run_dir, unreadable);
 
   try {
     plan.command = render_command(profile.command, placeholder_values(plan, false));
@@ -147,6 +171,14 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
     } catch (const Error& e) {
       throw Error(where(profile) + ": env." + name + ": " + e.what());
     }
+  }
+  // The profile's env wins: a user may point the trainer elsewhere.
+  const auto train_variable = [&](std::string_view name, const std::optional<std::string>& value) {
+    if (value && !profile.env.contains(std::string(name))) plan.train_env.emplace(name, *value);
+  };
+  train_variable(env::kTrnCheckpointUri, plan.checkpoint_uri);
+  if (plan.checkpoint_local_dir) {
+    train_variable(env::kTrnCheckpointLocalDir, plan.checkpoint_local_dir->string());
   }
   return plan;
 }

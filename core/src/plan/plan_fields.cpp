@@ -1,6 +1,7 @@
 #include "plan_fields.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "number_text.hpp"
 #include "trn/plan/command_template.hpp"
@@ -36,6 +37,17 @@ std::string lr_text(const Plan& plan) {
             std::to_string(plan.reference_global_batch) + ")";
   }
   return text;
+}
+
+// "NAME=value<note>" for each variable.
+Rows env_rows(const std::map<std::string, std::string>& env, std::string_view note) {
+  Rows rows;
+  for (const auto& [name, value] : env) {
+    std::string row = name;
+    row.append("=").append(value).append(note);
+    rows.push_back(std::move(row));
+  }
+  return rows;
 }
 
 std::vector<PlanField> all_fields() {
@@ -266,14 +278,41 @@ std::vector<PlanField> all_fields() {
        .rows = [](const Plan& p) -> Rows {
          return p.checkpoint_uri ? Rows{*p.checkpoint_uri} : Rows{};
        }},
+      {.json_key = "checkpoint_local_dir",
+       .json =
+           [](const Plan& p) {
+             return p.checkpoint_local_dir ? nlohmann::json(p.checkpoint_local_dir->string())
+                                           : nlohmann::json(nullptr);
+           },
+       .placeholder = "checkpoint_local_dir",
+       .value = [](const Plan& p, bool) -> Value {
+         if (!p.checkpoint_local_dir) return std::nullopt;
+         return p.checkpoint_local_dir->string();
+       },
+       .label = "local checkpoints",
+       .rows = [](const Plan& p) -> Rows {
+         if (!p.checkpoint_local_dir) return {};
+         return {p.checkpoint_local_dir->string() + " on every node"};
+       }},
+      // The compile phase only traces graphs: it starts nothing over, and its manifest key must
+      // not change when a job resumes.
+      {.json_key = "resume",
+       .json = [](const Plan& p) { return nlohmann::json(p.resume); },
+       .placeholder = "resume",
+       .value = [](const Plan& p, bool compile) -> Value {
+         return std::string(p.resume && !compile ? "1" : "0");
+       }},
       {.json_key = "resumable",
        .json = [](const Plan& p) { return nlohmann::json(p.resumable); },
        .label = "resume",
        .rows = [](const Plan& p) -> Rows {
-         if (p.resumable) return {};
-         return {
-             "no: the command takes none of {run_dir}, {checkpoint_dir}, {checkpoint_uri}, "
-             "so a job that stops early starts over"};
+         if (!p.resumable) {
+           return {
+               "no: the command takes none of {run_dir}, {checkpoint_dir}, {checkpoint_uri}, "
+               "{resume}, so a job that stops early starts over"};
+         }
+         if (p.resume) return {"yes: this job continues the run in the run dir ({resume} is 1)"};
+         return {};
        }},
       {.json_key = "command",
        .json = [](const Plan& p) { return nlohmann::json(p.command); },
@@ -286,12 +325,11 @@ std::vector<PlanField> all_fields() {
        .json = [](const Plan& p) { return nlohmann::json(p.env); },
        .compile_input = true,
        .label = "env",
-       .rows =
-           [](const Plan& p) {
-             Rows rows;
-             for (const auto& [name, value] : p.env) rows.push_back(name + "=" + value);
-             return rows;
-           }},
+       .rows = [](const Plan& p) { return env_rows(p.env, ""); }},
+      {.json_key = "train_env",
+       .json = [](const Plan& p) { return nlohmann::json(p.train_env); },
+       .label = "env",
+       .rows = [](const Plan& p) { return env_rows(p.train_env, " (training step)"); }},
   };
 }
 

@@ -13,12 +13,18 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
-// Every string in `value` (at any depth) with the run directory written as "{run_dir}".
-void name_run_dir(nlohmann::json& value, const std::string& run_dir) {
+// Every string in `value` (at any depth) with the run's own folders, new for every job,
+// written as "{checkpoint_local_dir}" and "{run_dir}".
+void name_run_folders(nlohmann::json& value, const Plan& plan) {
   if (value.is_string()) {
-    value = replace_all(value.get<std::string>(), run_dir, "{run_dir}");
+    auto text = value.get<std::string>();
+    if (plan.checkpoint_local_dir) {
+      text = replace_all(std::move(text), plan.checkpoint_local_dir->string(),
+                         "{checkpoint_local_dir}");
+    }
+    value = replace_all(std::move(text), plan.run_dir.string(), "{run_dir}");
   } else if (value.is_structured()) {
-    for (auto& item : value) name_run_dir(item, run_dir);
+    for (auto& item : value) name_run_folders(item, plan);
   }
 }
 
@@ -29,8 +35,8 @@ nlohmann::json compile_inputs(const Plan& plan) {
   for (const auto& field : detail::plan_fields()) {
     if (!field.compile_input) continue;
     auto value = field.json(plan);
-    // The run directory is new for every job; the graphs do not depend on it.
-    name_run_dir(value, plan.run_dir.string());
+    // The graphs do not depend on the run's folders.
+    name_run_folders(value, plan);
     out[std::string(field.json_key)] = std::move(value);
   }
   return out;

@@ -109,6 +109,14 @@ bool set_checkpoint_uri(Profile& profile, std::string_view text, std::string&) {
   return true;
 }
 
+// Absolute, or under the home directory: a relative folder would be relative to the job's
+// working directory, which is on the shared file system, not on the node's own disk.
+bool set_checkpoint_local_dir(Profile& profile, std::string_view text, std::string&) {
+  if (!text.starts_with('/') && !text.starts_with("~/")) return false;
+  profile.checkpoint_local_dir = std::string(text);
+  return true;
+}
+
 bool is_env_name(std::string_view name) {
   if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -172,6 +180,11 @@ const std::vector<Field>& scalar_fields() {
       {{"checkpoint_uri", "s3://bucket/prefix",
         "an object store that also keeps the checkpoints, for {checkpoint_uri}"},
        set_checkpoint_uri},
+      {{"checkpoint_local_dir", "an absolute path or ~/path on the nodes' own disk",
+        "e.g. /scratch/trn-checkpoints on the instance-store NVMe: each run's node-local "
+        "checkpoint tier is <checkpoint_local_dir>/<run directory's name>, for "
+        "{checkpoint_local_dir}"},
+       set_checkpoint_local_dir},
       {{"max_restarts", whole_0, "times a failed job is requeued"},
        set_whole<&P::max_restarts, 0, kMaxCount>},
       {{"requeue", "node-failure, always or never", "which failures requeue the job"}, set_requeue},

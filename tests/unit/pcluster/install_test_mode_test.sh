@@ -59,6 +59,7 @@ mkdir -p "$root/etc/parallelcluster"
 echo 'cfn_node_type=ComputeFleet' >"$root/etc/parallelcluster/cfnconfig"
 bash "$install_dir/trn-slurm-install.sh" --test-root "$root" >"$work/out" 2>&1 || fail "compute run failed: $(cat "$work/out")"
 [[ $(stat -c %a "$root/scratch/neuron-cache") == 755 ]] || fail "node-local cache tier"
+[[ $(stat -c %a "$root/scratch/trn-checkpoints") == 1777 ]] || fail "node-local checkpoint folder mode"
 [[ $(cat "$root/etc/trn-slurm/trn-health-check.conf") == "TRN_HEALTH_OPTIONS=\"--cache-dir $root/scratch/neuron-cache\"" ]] ||
   fail "trn-health-check.conf: $(cat "$root/etc/trn-slurm/trn-health-check.conf" 2>&1)"
 grep -q 'head node install present' "$work/out" || fail "compute run: $(cat "$work/out")"

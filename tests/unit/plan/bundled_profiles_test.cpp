@@ -67,6 +67,25 @@ TEST(BundledProfiles, UseOnlyFlagsOurTrainerHas) {
   }
 }
 
+// The ParallelCluster profiles write checkpoint shards to the folder the compute nodes' install
+// makes on the instance-store NVMe; the local-cluster profile has no node-local tier.
+TEST(BundledProfiles, ParallelClusterProfilesCheckpointToTheInstanceStore) {
+  std::ifstream install(plan_test::source_dir / "pcluster-configs" / "install" /
+                        "trn-slurm-install.sh");
+  std::stringstream script;
+  script << install.rdbuf();
+  ASSERT_NE(script.str().find("\nlocal_checkpoints=/scratch/trn-checkpoints\n"), std::string::npos)
+      << "the install action no longer makes /scratch/trn-checkpoints";
+  for (const std::string name : {"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2"}) {
+    trn::plan::PlanRequest request = plan_test::on(16, 32);
+    request.cluster.job_id = 42;
+    const Plan plan = make_plan(bundled(name), request);
+    EXPECT_EQ(plan.train_env.at("TRN_CHECKPOINT_LOCAL_DIR"),
+              "/scratch/trn-checkpoints/" + name + "-42");
+  }
+  EXPECT_EQ(bundled("bert_tiny").checkpoint_local_dir, "");
+}
+
 // A BERT profile's reference numbers on one trn1.32xlarge node, and its accumulation on 16.
 struct BertReference {
   std::string profile;

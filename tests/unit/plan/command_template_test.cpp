@@ -40,7 +40,7 @@ TEST(Placeholders, AreFoundAndChecked) {
   const std::string message = error_of([] { placeholders_in("--lr={learning_rate}"); });
   EXPECT_THAT(message, StartsWith("unknown placeholder {learning_rate} in '--lr={learning_rate}'"
                                   "; known placeholders: checkpoint_dir, checkpoint_every, "
-                                  "checkpoint_uri, compile_steps, data, "
+                                  "checkpoint_local_dir, checkpoint_uri, compile_steps, data, "
                                   "dp, global_batch, grad_accum,"));
   EXPECT_THAT(message, HasSubstr("write '{{' and '}}' for literal braces"));
   EXPECT_THAT(error_of([] { placeholders_in("{global_bach}"); }),
@@ -70,6 +70,7 @@ TEST(RenderTemplate, EveryKnownPlaceholderHasAPlanValue) {
   plan.data = "d";
   plan.seq_len = 128;
   plan.checkpoint_uri = "s3://bucket/runs";
+  plan.checkpoint_local_dir = "/scratch/trn-checkpoints/run";
   for (const bool compile : {false, true}) {
     const auto values = placeholder_values(plan, compile);
     Words names;

@@ -323,8 +323,8 @@ TEST(Plan, APlaceholderWithoutValueNamesTheKeyToSet) {
                         "the profile (lr: ...) or with --set lr=VALUE"));
 }
 
-// A command that takes none of {run_dir}, {checkpoint_dir}, {checkpoint_uri} cannot find an
-// earlier job's checkpoints: the plan says so instead of offering a resume.
+// A command that takes none of {run_dir}, {checkpoint_dir}, {checkpoint_uri}, {resume} cannot
+// find an earlier job's checkpoints: the plan says so instead of offering a resume.
 TEST(Plan, ResumableOnlyWhenTheCommandTakesACheckpointPlaceholder) {
   EXPECT_TRUE(plan_on(bundled("bert_tiny"), 1, 0).resumable);
   const auto parse = [](const std::string& command) {
@@ -337,7 +337,7 @@ TEST(Plan, ResumableOnlyWhenTheCommandTakesACheckpointPlaceholder) {
   EXPECT_FALSE(forgetful.resumable);
   EXPECT_THAT(trn::plan::render_plan_text(forgetful),
               HasSubstr("no: the command takes none of {run_dir}, {checkpoint_dir}, "
-                        "{checkpoint_uri}, so a job that stops early starts over"));
+                        "{checkpoint_uri}, {resume}, so a job that stops early starts over"));
   const Plan stored = plan_on(parse("python3 train.py --save {checkpoint_uri}"), 1, 0);
   EXPECT_TRUE(stored.resumable);
   EXPECT_EQ(stored.command.back(), "s3://bucket/runs/x");

@@ -29,7 +29,7 @@ class TempDir {
   // Writes text to a file below the directory, creating its folders; returns the file's path.
   std::filesystem::path write(const std::filesystem::path& relative,
                               const std::string& text) const {
-    const auto file = path_ / relative;
+    auto file = path_ / relative;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary) << text;
     return file;

@@ -58,4 +58,9 @@ inline constexpr std::string_view kPath = "PATH";
 // The Python training environment the cluster install made (pcluster-configs/install).
 inline constexpr std::string_view kTrnTrainingVenv = "TRN_TRAINING_VENV";
 
+// Set by trn-run for the training step from the profile (checkpoint_uri, checkpoint_local_dir),
+// so that the trainer finds its checkpoint tiers without them on its command line.
+inline constexpr std::string_view kTrnCheckpointUri = "TRN_CHECKPOINT_URI";
+inline constexpr std::string_view kTrnCheckpointLocalDir = "TRN_CHECKPOINT_LOCAL_DIR";
+
 }  // namespace trn::env

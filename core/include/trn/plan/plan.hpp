@@ -18,8 +18,11 @@ struct PlanRequest {
   std::vector<std::string> extra_args;  // trainer arguments after `--`, appended to the command
   // Default: <output_root>/<profile>-<job id>, or <output_root>/<profile>-local without a job.
   std::optional<std::filesystem::path> run_dir;
-  // Expands a leading "~/" in data and output_root; empty: left as written.
+  // Expands a leading "~/" in data, output_root and checkpoint_local_dir; empty: left as written.
   std::string home;
+  // This job continues an earlier run: trn-run --resume, or Slurm requeued it. A run directory
+  // that already exists counts too (make_plan looks).
+  bool continues_run = false;
 };
 
 // Everything trn-run and trn-compile do follows from this; it is written to plan.json.
@@ -68,9 +71,14 @@ struct Plan {
   std::int64_t keep_checkpoints = 0;
   std::filesystem::path run_dir;
   std::optional<std::string> checkpoint_uri;  // the profile's, for {checkpoint_uri}
-  // The command takes {run_dir}, {checkpoint_dir} or {checkpoint_uri}: it can find the
-  // checkpoints of an earlier job and continue from them (trn-run then offers --resume).
+  // This run's node-local checkpoint tier, the same path on every node:
+  // <the profile's checkpoint_local_dir>/<run_dir's name>, so that runs never mix their
+  // shards. For {checkpoint_local_dir}; none without the profile key.
+  std::optional<std::filesystem::path> checkpoint_local_dir;
+  // The command takes {run_dir}, {checkpoint_dir}, {checkpoint_uri} or {resume}: it can find
+  // the checkpoints of an earlier job and continue from them (trn-run then offers --resume).
   bool resumable = true;
+  bool resume = false;  // this job continues an earlier run (PlanRequest::continues_run), {resume}
   std::int64_t max_restarts = 0;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
 
@@ -79,6 +87,11 @@ struct Plan {
   std::vector<std::string> command;
   std::vector<std::string> compile_command;
   std::map<std::string, std::string> env;  // the profile's env, rendered
+  // The checkpoint tiers for the training step only (TRN_CHECKPOINT_URI,
+  // TRN_CHECKPOINT_LOCAL_DIR), where the profile sets them and its env does not: the bundled
+  // trainer reads them, so its command needs no checkpoint flags. The compile phase goes
+  // without: it writes no checkpoints, and its manifest key stays the same for every run.
+  std::map<std::string, std::string> train_env;
 };
 
 // The plan for a profile on a cluster. Throws trn::Error when the profile lacks a required key,

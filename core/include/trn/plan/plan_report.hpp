@@ -13,9 +13,10 @@ namespace trn::plan {
 nlohmann::json to_json(const Plan& plan);
 
 // What decides the graphs the compile phase produces, for the compile cache's manifest: the
-// compile command and env with the run directory (new for every job) written as "{run_dir}",
-// and the world and batch shape. Plans with equal compile_inputs compile the same graphs; the
-// compiler's version and flags are the manifest's to add.
+// compile command and env with the run directory and the node-local checkpoint folder (new for
+// every job) written as "{run_dir}" and "{checkpoint_local_dir}", and the world and batch
+// shape. Plans with equal compile_inputs compile the same graphs; the compiler's version and
+// flags are the manifest's to add.
 nlohmann::json compile_inputs(const Plan& plan);
 
 // A short aligned table for people: one line per fact, the arithmetic spelt out.

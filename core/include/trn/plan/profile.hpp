@@ -76,6 +76,9 @@ struct Profile {
 
   std::string output_root = "runs";  // run directories go to <output_root>/<name>-<job id>
   std::string checkpoint_uri;        // s3://bucket/prefix for {checkpoint_uri}; "": none
+  // A folder on each node's own disk (the instance-store NVMe) under which every run writes its
+  // checkpoint shards first; absolute or "~/...". "": no node-local tier.
+  std::string checkpoint_local_dir;
   std::int64_t max_restarts = 3;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
 
