@@ -55,5 +55,7 @@ expect 2 '^trn-health: --step runs in a Slurm step' "$bin/trn-health" --fsroot "
 expect 2 '^trn-health: --step, --slurm and --accept are different modes' "$bin/trn-health" --step --slurm
 expect 2 '^trn-health: .*unrecognised|unrecognized' "$bin/trn-health" --frobnicate
 expect 2 "^trn-health: .*neuron-ls.*" "$bin/trn-health" --fsroot "$fixtures/cpu-only" --neuron-ls /nonexistent.json
+expect 2 '^trn-health: --neuron-tools /nonexistent is not a directory' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --neuron-tools /nonexistent
+expect 2 '^trn-health: .*--time-limit' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --time-limit 60
 
 [[ $failures -eq 0 ]] && echo "ok" || { echo "$failures failure(s)"; exit 1; }

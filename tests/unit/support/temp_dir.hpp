@@ -29,9 +29,19 @@ class TempDir {
   // Writes text to a file below the directory, creating its folders; returns the file's path.
   std::filesystem::path write(const std::filesystem::path& relative,
                               const std::string& text) const {
-    const auto file = path_ / relative;
+    auto file = path_ / relative;
     std::filesystem::create_directories(file.parent_path());
     std::ofstream(file, std::ios::binary) << text;
+    return file;
+  }
+
+  // Writes a /bin/sh script with `body` below the directory, executable; returns its path.
+  std::filesystem::path write_script(const std::filesystem::path& relative,
+                                     const std::string& body) const {
+    auto file = write(relative, "#!/bin/sh\n" + body + "\n");
+    std::filesystem::permissions(file, std::filesystem::perms::owner_all |
+                                           std::filesystem::perms::group_read |
+                                           std::filesystem::perms::group_exec);
     return file;
   }
 

@@ -1,9 +1,6 @@
 #include "trn/topology/neuron_ls.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-
-#include <fstream>
 
 #include "temp_dir.hpp"
 #include "trn/common/error.hpp"
@@ -39,22 +36,10 @@ TEST(NeuronLs, RejectsWhatIsNotItsOutput) {
   }
 }
 
-namespace {
-
-std::filesystem::path script(const trn::test::TempDir& dir, const std::string& name,
-                             const std::string& body) {
-  const auto path = dir.path() / name;
-  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-  ::chmod(path.c_str(), 0755);
-  return path;
-}
-
-}  // namespace
-
 TEST(NeuronLs, RunsTheToolAndCapturesItsOutput) {
   trn::test::TempDir dir;
-  const auto tool = script(dir, "neuron-ls",
-                           R"(test "$1" = -j || exit 3
+  const auto tool = dir.write_script("neuron-ls",
+                                     R"(test "$1" = -j || exit 3
 echo '[{"neuron_device": 0, "bdf": "00:1e.0"}]'
 echo noise >&2)");
   const auto output = run_neuron_ls(tool, std::chrono::seconds(5));
@@ -70,14 +55,14 @@ TEST(NeuronLs, MissingToolIsNotAnError) {
 TEST(NeuronLs, FailingOrHangingToolIsAClearError) {
   trn::test::TempDir dir;
   try {
-    run_neuron_ls(script(dir, "fails", "exit 4"), std::chrono::seconds(5));
+    run_neuron_ls(dir.write_script("fails", "exit 4"), std::chrono::seconds(5));
     FAIL();
   } catch (const trn::Error& e) {
     EXPECT_NE(std::string(e.what()).find("exit status 4"), std::string::npos) << e.what();
   }
   const auto start = std::chrono::steady_clock::now();
   try {
-    run_neuron_ls(script(dir, "hangs", "exec sleep 30"), std::chrono::milliseconds(200));
+    run_neuron_ls(dir.write_script("hangs", "exec sleep 30"), std::chrono::milliseconds(200));
     FAIL();
   } catch (const trn::Error& e) {
     EXPECT_NE(std::string(e.what()).find("did not finish within 200 ms"), std::string::npos);
