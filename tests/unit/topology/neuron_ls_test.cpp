@@ -10,6 +10,7 @@ using namespace trn::topology;
 TEST(NeuronLs, ParsesTheDeviceArray) {
   const auto devices =
       parse_neuron_ls({R"([{"neuron_device": 1, "bdf": "b5:00.0", "logical_neuroncore_config": 2,
+            "nc_count": 4,
             "connected_to": [13, 0, 5, 2]},
            {"neuron_device": 0, "bdf": "0000:cc:00.0"}])",
                        "test"});
@@ -17,8 +18,10 @@ TEST(NeuronLs, ParsesTheDeviceArray) {
   EXPECT_EQ(devices[0].index, 1u);
   EXPECT_EQ(devices[0].pci.to_string(), "0000:b5:00.0");
   EXPECT_EQ(devices[0].logical_core_config, 2u);
+  EXPECT_EQ(devices[0].core_count, 4u);
   EXPECT_EQ(devices[1].pci.to_string(), "0000:cc:00.0");
   EXPECT_FALSE(devices[1].logical_core_config.has_value());
+  EXPECT_FALSE(devices[1].core_count.has_value());
 }
 
 TEST(NeuronLs, RejectsWhatIsNotItsOutput) {
