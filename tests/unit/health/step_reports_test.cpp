@@ -26,6 +26,26 @@ TEST(StepReports, EveryNodesLabelledReportIsRead) {
   EXPECT_TRUE(step.unreadable.empty());
 }
 
+// srun --label cuts lines at 1024 bytes and labels each piece; other tasks' pieces interleave.
+TEST(StepReports, AReportInSrunsLabelledPiecesIsJoined) {
+  const std::string long_evidence(2500, 'x');
+  const auto whole =
+      std::string("{\"node\":\"n2\",\"checks\":[{\"check\":\"efa\",\"status\":\"FAILED\",") +
+      "\"evidence\":\"" + long_evidence + "\",\"seconds\":0.1}],\"unreached\":[]}";
+  std::string output;
+  for (std::size_t at = 0; at < whole.size(); at += 1024) {
+    output += "1: " + whole.substr(at, 1024) + "\n";
+    if (at == 0) output += report_line(0, "n1", "ok");
+  }
+  output += report_line(2, "n3", "ok");
+  const auto step = read_step_reports(output, kNodes);
+  EXPECT_TRUE(step.unreadable.empty()) << step.unreadable.at(0).text;
+  ASSERT_EQ(step.reports.size(), 3u);
+  const auto& n2 = step.reports[1];
+  EXPECT_EQ(n2.node, "n2");
+  EXPECT_EQ(n2.checks.at(0).evidence, long_evidence);
+}
+
 TEST(StepReports, AMalformedLineIsAWarningNamingItsNodeNeverADrain) {
   const auto output = report_line(0, "n1", "ok") + "1: {\"node\":\"n2\",\"checks\":[{\"check\n" +
                       report_line(2, "n3", "ok");

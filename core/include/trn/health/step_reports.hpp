@@ -15,9 +15,9 @@ struct StepReports {
   std::vector<NodeWarning> unreadable;
 };
 
-// The output of `srun --label --ntasks-per-node=1 trn-health --step --json`: one labelled JSON
-// line per task, and task i ran on nodes[i] (one task per node, Slurm's node order). Other
-// lines (srun's own messages) are ignored; a node's line that does not parse names that node.
+// The standard output of `srun --label --ntasks-per-node=1 trn-health --step --json`: each
+// task's JSON report, in labelled pieces (srun cuts lines at 1024 bytes), and task i ran on
+// nodes[i] (one task per node, Slurm's node order). A report that does not parse names its node.
 StepReports read_step_reports(std::string_view labelled_output,
                               const std::vector<std::string>& nodes);
 
