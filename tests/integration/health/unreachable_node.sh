@@ -17,16 +17,20 @@ for i in 1 2; do
 done
 
 start=$SECONDS
-out=$(slurm_with_tools srun --nodes=3 --ntasks=3 --ntasks-per-node=1 --kill-on-bad-exit=0 \
+out=$(slurm_with_tools srun --label --nodes=3 --ntasks=3 --ntasks-per-node=1 --kill-on-bad-exit=0 \
   --nodelist="$(node 1),$(node 2),$(node 3)" \
   trn-health --step --json --reach-deadline-ms 3000 --fsroot "$TRN_SOURCE_DIR/tests/fixtures/cpu-only" \
-  2>&1) || true
+  2>/dev/null) || true  # srun's own messages (stderr) may land inside a line
 elapsed=$((SECONDS - start))
 
 /usr/bin/python3 - "$out" "$(node 1)" "$(node 2)" "$(node 3)" <<'PY' || fail "reports: $out"
 import json, sys
 out, n1, n2, n3 = sys.argv[1:]
-reports = {r["node"]: r for r in (json.loads(l) for l in out.splitlines() if l.startswith("{"))}
+tasks = {}  # srun --label cuts lines at 1024 bytes: join each task's pieces
+for line in out.splitlines():
+    task, _, text = line.partition(": ")
+    tasks[task] = tasks.get(task, "") + text
+reports = {r["node"]: r for r in map(json.loads, tasks.values())}
 assert set(reports) == {n1, n2, n3}, sorted(reports)
 want = {n1: [n3], n2: [n3], n3: [n1, n2]}
 for node, peers in want.items():
