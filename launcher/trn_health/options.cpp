@@ -30,7 +30,8 @@ const char* const kUsage =
     "and libfabric's efa provider, and the node-local compile-cache tier. One line per check:\n"
     "node, check, ok|FAILED|warning|skipped, seconds, evidence. A warning is a check that could\n"
     "not run; it never makes the node unhealthy.\n\n"
-    "--step adds the reach check: every node of the step reaches every other over TCP.\n"
+    "--step adds the reach check: every node of the step reaches every other over TCP, and on\n"
+    "Neuron nodes with nccom-test installed an all-reduce over the node's NeuronCores.\n"
     "The node's checks take at most 10 s in all: a tool or a peer too slow for it is a warning.\n"
     "--slurm drains an unhealthy node (Reason=\"trn-health: <check>: <evidence>\"), resumes a\n"
     "node it drained itself once it is healthy, and records the clean baseline.\n"
@@ -121,6 +122,7 @@ Options parse_options(const std::vector<std::string>& args) {
   } else {
     checks.neuron_ls_program = tool("neuron-ls");
   }
+  options.nccom_test = tool("nccom-test");
   // A recorded tree says nothing about this machine's libfabric.
   if (real_root) checks.fabric = launcher::query_fabric_providers;
   if (!cache_dir.empty()) {

@@ -4,12 +4,15 @@
 
 #include "modes.hpp"
 #include "trn/common/deadline.hpp"
+#include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/process.hpp"
 #include "trn/common/whole_number.hpp"
+#include "trn/health/collectives.hpp"
 #include "trn/health/reach.hpp"
 #include "trn/taskenv/rendezvous_ports.hpp"
+#include "trn/topology/instance_maps.hpp"
 
 namespace trn::health_tool {
 namespace {
@@ -50,6 +53,27 @@ std::vector<std::string> step_nodes(const std::string& hostlist, SteadyClock::ti
   return nodes;
 }
 
+// nccom-test over the node's NeuronCores, with what is left of the budget; not on a node whose
+// devices already failed (that is its verdict, and the run would only time out).
+health::CheckResult collectives(const Options& options, const health::NodeHealth& health) {
+  for (const auto& check : health.checks) {
+    if (check.check == "neuron-devices" && check.status == health::CheckStatus::kFailed) {
+      return {"collectives", health::CheckStatus::kSkipped, "not run: neuron-devices failed", 0};
+    }
+  }
+  const auto expected = health::expected_for(options.checks.fsroot);
+  // nccom-test's documented default logical NeuronCore config on Trainium2 is 2.
+  const auto lnc =
+      env_value(env::kNeuronLogicalNcConfig) == std::optional<std::string>("1") ? 1u : 2u;
+  health::CollectivesOptions collectives;
+  collectives.nccom_test = options.nccom_test;
+  collectives.deadline = options.checks.deadline;
+  if (expected.documented && expected.devices > 0) {
+    collectives.ranks = topology::documented_neuron_cores(expected.instance_type, lnc).value_or(0);
+  }
+  return health::check_collectives(collectives);
+}
+
 }  // namespace
 
 health::NodeCheckRun check_node_in_step(const Options& options) {
@@ -83,6 +107,7 @@ health::NodeCheckRun check_node_in_step(const Options& options) {
   run.health.checks.push_back(std::move(outcome.result));
   // Which node is at fault is judged across every node's report (trn-run, unreachable_nodes).
   run.health.unreached = std::move(outcome.unreached);
+  run.health.checks.push_back(collectives(options, run.health));
   return run;
 }
 
