@@ -12,6 +12,7 @@ enum ExitCode : int {
   kUnhealthy = 1,        // trn-health: a check found a fault (warnings alone are 0)
   kBadInput = 2,         // usage, profile, plan, environment, topology, cache or I/O error
   kCompileFailed = 3,    // trn-run, trn-compile: neuron_parallel_compile reported failed graphs
+  kTimedOut = 3,         // trn-health: stopped at its --time-limit before deciding (no drain)
   kRequeued = 4,         // trn-run: a node failed; the job was requeued and will resume
   kNodeFailure = 5,      // trn-run: a node failed and no restart is left (or requeue is off)
 };

@@ -9,19 +9,24 @@
 #include "trn/common/error.hpp"
 #include "trn/health/node_checks.hpp"
 #include "trn/topology/node_identity.hpp"
+#include "watchdog.hpp"
 
 namespace {
 
 using namespace trn;
 
 int run(const std::vector<std::string>& args) {
+  const auto started = SteadyClock::now();
   auto options = health_tool::parse_options(args);
+  health_tool::start_watchdog(options.time_limit);
+  options.checks.deadline = started + health::kNodeCheckBudget;
   const auto boot_id = topology::read_boot_id(options.checks.fsroot);
   if (options.mode != health_tool::Mode::kAccept) {
     options.checks.baseline = health::read_baseline(options.state_dir, boot_id);
   }
-  auto run = health::check_node(options.checks, options.node);
-  if (options.mode == health_tool::Mode::kStep) health_tool::add_reach_check(options, run.health);
+  auto run = options.mode == health_tool::Mode::kStep
+                 ? health_tool::check_node_in_step(options)
+                 : health::check_node(options.checks, options.node);
   if (options.json) {
     std::cout << health::to_json(run.health).dump() << '\n';
   } else {

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 #include <iostream>
 
@@ -8,6 +10,7 @@
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/neuron_tool_path.hpp"
 #include "trn/common/node_name.hpp"
 #include "trn/common/whole_number.hpp"
 #include "trn/topology/neuron_ls.hpp"
@@ -27,11 +30,14 @@ const char* const kUsage =
     "and libfabric's efa provider, and the node-local compile-cache tier. One line per check:\n"
     "node, check, ok|FAILED|warning|skipped, seconds, evidence. A warning is a check that could\n"
     "not run; it never makes the node unhealthy.\n\n"
-    "--step adds the reach check: every node of the step reaches every other over TCP.\n"
+    "--step adds the reach check: every node of the step reaches every other over TCP, and on\n"
+    "Neuron nodes with nccom-test installed an all-reduce over the node's NeuronCores.\n"
+    "The node's checks take at most 10 s in all: a tool or a peer too slow for it is a warning.\n"
     "--slurm drains an unhealthy node (Reason=\"trn-health: <check>: <evidence>\"), resumes a\n"
     "node it drained itself once it is healthy, and records the clean baseline.\n"
     "--accept records the node's current counters and kernel log as clean (after a repair).\n\n"
-    "exit codes: 0 healthy; 1 unhealthy; 2 bad input.\n";
+    "exit codes: 0 healthy; 1 unhealthy; 2 bad input; 3 stopped at --time-limit (nothing\n"
+    "decided).\n";
 
 std::uint64_t gib_to_bytes(const std::string& text) {
   return static_cast<std::uint64_t>(parse_whole_number_in(text, "--min-free-gib", 0, 1 << 20))
@@ -42,7 +48,8 @@ std::uint64_t gib_to_bytes(const std::string& text) {
 
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
-  std::string fsroot = "/", neuron_ls, cache_dir, min_free = "1", deadline = "5000", state_dir;
+  std::string fsroot = "/", neuron_ls, neuron_tools, cache_dir, min_free = "1", deadline = "5000",
+              state_dir, time_limit = "50";
   bool step = false, slurm = false, accept = false;
   po::options_description described("options");
   described.add_options()("help,h", "this help")("json", po::bool_switch(&options.json),
@@ -57,12 +64,19 @@ Options parse_options(const std::vector<std::string>& args) {
       "state-dir", po::value(&state_dir),
       "where the clean baseline lives (default: FSROOT/var/lib/trn-health)")(
       "neuron-ls", po::value(&neuron_ls),
-      "a recorded `neuron-ls -j` (default: run /opt/aws/neuron/bin/neuron-ls when installed)")(
+      "a recorded `neuron-ls -j` (default: run neuron-ls when installed)")(
+      "neuron-tools", po::value(&neuron_tools),
+      "the folder of neuron-ls and nccom-test, run even below --fsroot (default: PATH, then "
+      "/opt/aws/neuron/bin, on the real root only)")(
       "cache-dir", po::value(&cache_dir),
       "the node-local compile-cache tier (default: $NEURON_COMPILE_CACHE_URL when a folder)")(
       "min-free-gib", po::value(&min_free),
       "free space the cache tier needs, 0-1048576 (default 1)")(
-      "reach-deadline-ms", po::value(&deadline), "--step: time to reach every node, 100-30000");
+      "reach-deadline-ms", po::value(&deadline),
+      "--step: time to reach every node, 100-30000 (at most what is left of the 10 s budget)")(
+      "time-limit", po::value(&time_limit),
+      "stop after S seconds whatever runs, 1-55 (default 50; Slurm kills a HealthCheckProgram at "
+      "60)");
   po::variables_map values;
   try {
     po::store(po::command_line_parser(args).options(described).run(), values);
@@ -90,15 +104,25 @@ Options parse_options(const std::vector<std::string>& args) {
   options.state_dir = state_dir.empty()
                           ? checks.fsroot / "var/lib/trn-health"
                           : std::filesystem::path(expand_node_name(state_dir, options.node));
+  // The Neuron tools of a recorded tree's node are not this machine's: run only when named.
+  if (!neuron_tools.empty() && !std::filesystem::is_directory(neuron_tools, ec)) {
+    throw Error("--neuron-tools " + neuron_tools +
+                " is not a directory: give the folder holding neuron-ls and nccom-test");
+  }
+  const auto tool = [&](const char* name) -> std::optional<std::filesystem::path> {
+    if (!neuron_tools.empty()) {
+      const auto path = std::filesystem::path(neuron_tools) / name;
+      return ::access(path.c_str(), X_OK) == 0 ? std::optional(path) : std::nullopt;
+    }
+    if (!real_root) return std::nullopt;
+    return find_neuron_tool(name, env_value(env::kPath).value_or(""));
+  };
   if (!neuron_ls.empty()) {
     checks.neuron_ls = topology::read_neuron_ls_file(expand_node_name(neuron_ls, options.node));
-  } else if (real_root) {
-    try {
-      checks.neuron_ls = topology::run_neuron_ls();
-    } catch (const Error& error) {
-      checks.neuron_ls_error = error.what();
-    }
+  } else {
+    checks.neuron_ls_program = tool("neuron-ls");
   }
+  options.nccom_test = tool("nccom-test");
   // A recorded tree says nothing about this machine's libfabric.
   if (real_root) checks.fabric = launcher::query_fabric_providers;
   if (!cache_dir.empty()) {
@@ -111,6 +135,8 @@ Options parse_options(const std::vector<std::string>& args) {
   checks.min_free_bytes = gib_to_bytes(min_free);
   options.reach_deadline =
       std::chrono::milliseconds(parse_whole_number_in(deadline, "--reach-deadline-ms", 100, 30000));
+  options.time_limit =
+      std::chrono::seconds(parse_whole_number_in(time_limit, "--time-limit", 1, 55));
   return options;
 }
 

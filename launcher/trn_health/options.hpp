@@ -1,6 +1,8 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,10 @@ struct Options {
   std::filesystem::path state_dir;
   health::NodeCheckOptions checks;
   std::chrono::milliseconds reach_deadline{5000};
+  // The whole run's limit (the watchdog): below Slurm's 60 s for a HealthCheckProgram.
+  std::chrono::seconds time_limit{50};
+  // nccom-test (--step, on Neuron nodes), when installed.
+  std::optional<std::filesystem::path> nccom_test;
 };
 
 // Parses the command line (exits 0 after --help); throws trn::Error for bad input.

@@ -1,10 +1,7 @@
 #include "compile_phase.hpp"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <iostream>
-#include <sstream>
 
 #include "common/exit_codes.hpp"
 #include "step_nodes.hpp"
@@ -15,6 +12,7 @@
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/neuron_tool_path.hpp"
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/plan_report.hpp"
@@ -26,16 +24,7 @@ namespace {
 
 // neuron_parallel_compile on `path` (a PATH value), else where the Neuron SDK installs it.
 std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::string& path) {
-  std::istringstream dirs(path);
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const auto candidate =
-        std::filesystem::path(dir.empty() ? "." : dir) / "neuron_parallel_compile";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  const std::filesystem::path sdk = "/opt/aws/neuron/bin/neuron_parallel_compile";
-  if (access(sdk.c_str(), X_OK) == 0) return sdk;
-  return std::nullopt;
+  return find_neuron_tool("neuron_parallel_compile", path);
 }
 
 std::vector<std::string> one_task_per_node(const plan::Plan& plan) {

@@ -32,6 +32,7 @@ struct CompileRequest {
 // Phase 1: every node copies complete entries from the shared tier. Returns the JSON report.
 nlohmann::json pull_cache(const CompileRequest& request);
 
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move asserts its invariant
 struct CompilePhaseResult {
   bool ok = true;
   nlohmann::json report;  // also written to <run_dir>/compile.json when a compile ran

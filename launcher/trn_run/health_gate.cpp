@@ -2,11 +2,10 @@
 
 #include <chrono>
 #include <iostream>
-#include <sstream>
 
 #include "common/node_drain.hpp"
-#include "trn/common/error.hpp"
 #include "trn/common/process.hpp"
+#include "trn/health/step_reports.hpp"
 
 namespace trn::launcher {
 
@@ -19,25 +18,22 @@ HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
   options.stdin_dev_null = true;
   // After a failure a node may be gone and the step never start: the reports that came are used.
   options.timeout = std::chrono::seconds(60);
-  std::vector<std::string> argv = {"srun", "--nodes=" + count, "--ntasks=" + count,
-                                   "--ntasks-per-node=1", "--kill-on-bad-exit=0"};
+  // --label: a report that cannot be read still names its node (task i runs on nodes[i]).
+  std::vector<std::string> argv = {"srun",
+                                   "--label",
+                                   "--nodes=" + count,
+                                   "--ntasks=" + count,
+                                   "--ntasks-per-node=1",
+                                   "--kill-on-bad-exit=0"};
   argv.insert(argv.end(), srun_selection.begin(), srun_selection.end());
   argv.insert(argv.end(), {trn_health.string(), "--step", "--json", "--fsroot", fsroot});
   const auto step = capture_process(argv, options);
-  std::vector<health::NodeHealth> reports;
-  std::istringstream lines(step.output);
-  for (std::string line; std::getline(lines, line);) {
-    if (line.empty() || line.front() != '{') continue;
-    try {
-      reports.push_back(health::node_health_from_json(nlohmann::json::parse(line)));
-    } catch (const nlohmann::json::exception& error) {
-      throw Error("unexpected trn-health output '" + line + "': " + error.what());
-    }
-  }
   std::vector<std::string> names;
   names.reserve(nodes.size());
   for (const auto& node : nodes) names.push_back(node.node);
-  const auto verdict = health::judge_step_reports(names, reports);
+  const auto step_reports = health::read_step_reports(step.output, names);
+  const auto& reports = step_reports.reports;
+  const auto verdict = health::judge_step_reports(names, reports, step_reports.unreadable);
   HealthGateResult result{verdict.unhealthy, nlohmann::json::array()};
   for (const auto& report : reports) result.report.push_back(health::to_json(report));
   for (const auto& warning : health::grouped_warnings(verdict.warnings)) {

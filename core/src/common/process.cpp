@@ -26,12 +26,14 @@ std::vector<std::string> merged_environment(const std::map<std::string, std::str
     const auto name = text.substr(0, text.find('='));
     if (!extra.contains(name)) env.push_back(text);
   }
-  for (const auto& [name, value] : extra) env.push_back(name + "=" + value);
+  for (const auto& [name, value] : extra)
+    env.push_back(std::string(name).append("=").append(value));
   return env;
 }
 
 std::vector<char*> pointers(std::vector<std::string>& strings) {
   std::vector<char*> result;
+  result.reserve(strings.size() + 1);
   for (auto& text : strings) result.push_back(text.data());
   result.push_back(nullptr);
   return result;
@@ -71,9 +73,16 @@ int spawn(const std::vector<std::string>& argv, const ProcessOptions& options, i
   auto env = merged_environment(options.extra_env);
   auto arg_pointers = pointers(args);
   auto env_pointers = pointers(env);
+  posix_spawnattr_t attributes{};
+  posix_spawnattr_init(&attributes);
+  if (options.own_process_group) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   pid_t pid = 0;
-  const int error = posix_spawnp(&pid, args[0].c_str(), actions.get(), nullptr, arg_pointers.data(),
-                                 env_pointers.data());
+  const int error = posix_spawnp(&pid, args[0].c_str(), actions.get(), &attributes,
+                                 arg_pointers.data(), env_pointers.data());
+  posix_spawnattr_destroy(&attributes);
   if (error != 0) {
     throw Error("cannot start '" + argv[0] + "': " + std::strerror(error) +
                 " (is it installed and on PATH?)");
@@ -161,7 +170,7 @@ CapturedProcess capture_process(const std::vector<std::string>& argv,
       &result.output);
   read_end.close();
   if (!finished) {
-    ::kill(pid, SIGKILL);
+    ::kill(options.own_process_group ? -pid : pid, SIGKILL);
     wait_status(pid, /*block=*/true, /*host_may_reap=*/true);
     result.timed_out = true;
     return result;

@@ -42,7 +42,13 @@ CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected)
   }
   std::string evidence = want + " EFA devices";
   if (!options.fabric) return {kCheck, CheckStatus::kOk, evidence + "; libfabric not asked"};
-  const auto fabric = options.fabric();
+  // fi_getinfo cannot be interrupted: a provider that hangs is left behind at the deadline.
+  const auto asked = call_before<FabricProviders>(options.deadline, options.fabric);
+  if (!asked) {
+    return {kCheck, CheckStatus::kWarning,
+            evidence + "; libfabric's fi_getinfo did not answer within the node check's 10 s"};
+  }
+  const auto& fabric = *asked;
   const auto& providers = fabric.providers;
   if (std::find(providers.begin(), providers.end(), "efa") == providers.end()) {
     std::string seen = fabric.error;

@@ -5,6 +5,7 @@
 
 #include "../topology/neuron_sysfs.hpp"
 #include "../topology/sysfs.hpp"
+#include "neuron_ls_comparison.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/common/whole_number.hpp"
@@ -86,20 +87,8 @@ CheckResult check_neuron_devices(const NodeCheckOptions& options, const Expected
   }
   std::string evidence = want + " devices x " + std::to_string(expected.cores_per_device) +
                          " NeuronCores (" + expected.instance_type + ")";
-  if (options.neuron_ls) {
-    try {
-      const auto listed = topology::parse_neuron_ls(*options.neuron_ls);
-      if (listed.size() != expected.devices) {
-        return {kCheck, CheckStatus::kFailed,
-                options.neuron_ls->origin + " lists " + std::to_string(listed.size()) +
-                    " devices, " + expected.instance_type + " has " + want};
-      }
-      evidence += "; " + options.neuron_ls->origin + " agrees";
-    } catch (const std::exception& error) {
-      return {kCheck, CheckStatus::kWarning, std::string(error.what())};
-    }
-  } else if (!options.neuron_ls_error.empty()) {
-    return {kCheck, CheckStatus::kWarning, evidence + "; " + options.neuron_ls_error};
+  if (auto disagreement = compare_with_neuron_ls(options, expected, evidence)) {
+    return *disagreement;
   }
   return {kCheck, CheckStatus::kOk, evidence};
 }

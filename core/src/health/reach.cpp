@@ -19,6 +19,7 @@
 #include <set>
 #include <thread>
 
+#include "trn/common/deadline.hpp"
 #include "trn/common/unique_fd.hpp"
 
 namespace trn::health {
@@ -27,8 +28,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 int remaining_ms(Clock::time_point deadline) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  return static_cast<int>(std::max<std::int64_t>(0, left.count()));
+  return static_cast<int>(time_left(deadline).count());  // poll(2)'s unit
 }
 
 // Moves `size` bytes in the direction `send_side`, never past the deadline.

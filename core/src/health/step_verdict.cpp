@@ -8,7 +8,8 @@
 namespace trn::health {
 
 StepVerdict judge_step_reports(const std::vector<std::string>& nodes,
-                               const std::vector<NodeHealth>& reports) {
+                               const std::vector<NodeHealth>& reports,
+                               const std::vector<NodeWarning>& unreadable) {
   StepVerdict verdict;
   std::map<std::string, std::vector<std::string>> unreached;
   std::map<std::string, const NodeHealth*> by_node;
@@ -19,7 +20,12 @@ StepVerdict judge_step_reports(const std::vector<std::string>& nodes,
   for (const auto& node : nodes) {
     const auto it = by_node.find(node);
     if (it == by_node.end()) {
-      verdict.warnings.push_back({node, "no health report (trn-health did not run there)"});
+      const auto why = std::find_if(unreadable.begin(), unreadable.end(),
+                                    [&](const NodeWarning& w) { return w.node == node; });
+      verdict.warnings.push_back(
+          why != unreadable.end()
+              ? *why
+              : NodeWarning{node, "no health report (trn-health did not run there)"});
       continue;
     }
     for (const auto& check : it->second->checks) {

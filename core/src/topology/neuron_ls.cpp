@@ -38,6 +38,9 @@ std::vector<NeuronLsDevice> parse_neuron_ls(const NeuronLsOutput& output) {
     if (lnc != entry.end() && lnc->is_number_unsigned()) {
       device.logical_core_config = lnc->get<unsigned>();
     }
+    const auto cores = entry.find("nc_count");
+    if (cores != entry.end() && cores->is_number_unsigned())
+      device.core_count = cores->get<unsigned>();
     if (!seen.insert(device.index).second) {
       fail(output, "neuron_device " + std::to_string(device.index) + " appears twice");
     }

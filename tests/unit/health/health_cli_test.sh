@@ -47,6 +47,14 @@ expect 0 '^bad error-counters ok' "$bin/trn-health" --node bad --fsroot "$scratc
 echo 3 >"$scratch/nodes/bad/sys/devices/virtual/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected/total"
 expect 1 'mem_ecc_uncorrected 3 \(2 at the last clean check\)' "$bin/trn-health" --node bad --fsroot "$scratch/nodes/%n"
 
+# A read-only cache tier fails, for root too: a read-only bind mount in a private mount
+# namespace (EROFS, which no permission bypass lifts).
+mkdir -p "$scratch/ro-cache"
+expect 1 "^n1 cache-tier FAILED .*cannot write to $scratch/ro-cache: Read-only file system" \
+  unshare --mount --map-root-user sh -c \
+  'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" --node n1 --fsroot "$3" --cache-dir "$1" --min-free-gib 0' \
+  sh "$scratch/ro-cache" "$bin/trn-health" "$fixtures/cpu-only"
+
 # Bad input: exit 2, one line naming the input and the fix.
 expect 2 '^trn-health: --fsroot /nonexistent/n1 is not a directory' "$bin/trn-health" --node n1 --fsroot /nonexistent/%n
 expect 2 '^trn-health: .*--min-free-gib' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --min-free-gib -1
@@ -55,5 +63,7 @@ expect 2 '^trn-health: --step runs in a Slurm step' "$bin/trn-health" --fsroot "
 expect 2 '^trn-health: --step, --slurm and --accept are different modes' "$bin/trn-health" --step --slurm
 expect 2 '^trn-health: .*unrecognised|unrecognized' "$bin/trn-health" --frobnicate
 expect 2 "^trn-health: .*neuron-ls.*" "$bin/trn-health" --fsroot "$fixtures/cpu-only" --neuron-ls /nonexistent.json
+expect 2 '^trn-health: --neuron-tools /nonexistent is not a directory' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --neuron-tools /nonexistent
+expect 2 '^trn-health: .*--time-limit' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --time-limit 60
 
 [[ $failures -eq 0 ]] && echo "ok" || { echo "$failures failure(s)"; exit 1; }

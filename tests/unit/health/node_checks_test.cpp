@@ -154,6 +154,28 @@ TEST(NodeChecks, NeuronLsMustAgreeWithTheInstanceType) {
   EXPECT_EQ(devices.evidence, "neuron-ls -j lists 1 devices, trn2.48xlarge has 16");
 }
 
+// neuron-ls's nc_count is logical NeuronCores: times logical_neuroncore_config, a device's
+// physical ones (trn2: 8).
+TEST(NodeChecks, NeuronLsMustListEachDevicesNeuronCores) {
+  auto options = on("trn2.48xlarge");
+  const auto with_cores = [](const char* recorded, unsigned device, unsigned cores) {
+    auto json = nlohmann::json::parse(topology::read_neuron_ls_file(test::fixture(recorded)).json);
+    json.at(device)["nc_count"] = cores;
+    return topology::NeuronLsOutput{json.dump(), "neuron-ls -j"};
+  };
+  options.neuron_ls = with_cores("trn2.48xlarge/neuron-ls-lnc1.json", 5, 7);
+  const auto lnc1 = result_of(check_node(options, "n").health, "neuron-devices");
+  EXPECT_EQ(lnc1.status, CheckStatus::kFailed);
+  EXPECT_EQ(lnc1.evidence, "neuron-ls -j lists neuron5 with 7 NeuronCores, a Trainium2 has 8");
+  options.neuron_ls = with_cores("trn2.48xlarge/neuron-ls-lnc2.json", 3, 3);
+  const auto lnc2 = result_of(check_node(options, "n").health, "neuron-devices");
+  EXPECT_EQ(lnc2.status, CheckStatus::kFailed);
+  EXPECT_EQ(lnc2.evidence,
+            "neuron-ls -j lists neuron3 with 3 NeuronCores at logical config 2, a Trainium2 has 8");
+  options.neuron_ls = with_cores("trn2.48xlarge/neuron-ls-lnc1.json", 5, 8);  // as documented
+  EXPECT_EQ(result_of(check_node(options, "n").health, "neuron-devices").status, CheckStatus::kOk);
+}
+
 TEST(NodeChecks, EfaNeedsLibfabricsEfaProviderWhereEfaIsExpected) {
   auto options = on("trn1n.32xlarge");
   options.fabric = [] { return FabricProviders{{"tcp", "udp", "shm"}, ""}; };

@@ -35,6 +35,16 @@ class TempDir {
     return file;
   }
 
+  // Writes a /bin/sh script with `body` below the directory, executable; returns its path.
+  std::filesystem::path write_script(const std::filesystem::path& relative,
+                                     const std::string& body) const {
+    auto file = write(relative, "#!/bin/sh\n" + body + "\n");
+    std::filesystem::permissions(file, std::filesystem::perms::owner_all |
+                                           std::filesystem::perms::group_read |
+                                           std::filesystem::perms::group_exec);
+    return file;
+  }
+
  private:
   std::filesystem::path path_;
 };

@@ -1,9 +1,6 @@
 #include "trn/topology/neuron_ls.hpp"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
-
-#include <fstream>
 
 #include "temp_dir.hpp"
 #include "trn/common/error.hpp"
@@ -13,6 +10,7 @@ using namespace trn::topology;
 TEST(NeuronLs, ParsesTheDeviceArray) {
   const auto devices =
       parse_neuron_ls({R"([{"neuron_device": 1, "bdf": "b5:00.0", "logical_neuroncore_config": 2,
+            "nc_count": 4,
             "connected_to": [13, 0, 5, 2]},
            {"neuron_device": 0, "bdf": "0000:cc:00.0"}])",
                        "test"});
@@ -20,8 +18,10 @@ TEST(NeuronLs, ParsesTheDeviceArray) {
   EXPECT_EQ(devices[0].index, 1u);
   EXPECT_EQ(devices[0].pci.to_string(), "0000:b5:00.0");
   EXPECT_EQ(devices[0].logical_core_config, 2u);
+  EXPECT_EQ(devices[0].core_count, 4u);
   EXPECT_EQ(devices[1].pci.to_string(), "0000:cc:00.0");
   EXPECT_FALSE(devices[1].logical_core_config.has_value());
+  EXPECT_FALSE(devices[1].core_count.has_value());
 }
 
 TEST(NeuronLs, RejectsWhatIsNotItsOutput) {
@@ -39,22 +39,10 @@ TEST(NeuronLs, RejectsWhatIsNotItsOutput) {
   }
 }
 
-namespace {
-
-std::filesystem::path script(const trn::test::TempDir& dir, const std::string& name,
-                             const std::string& body) {
-  const auto path = dir.path() / name;
-  std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
-  ::chmod(path.c_str(), 0755);
-  return path;
-}
-
-}  // namespace
-
 TEST(NeuronLs, RunsTheToolAndCapturesItsOutput) {
   trn::test::TempDir dir;
-  const auto tool = script(dir, "neuron-ls",
-                           R"(test "$1" = -j || exit 3
+  const auto tool = dir.write_script("neuron-ls",
+                                     R"(test "$1" = -j || exit 3
 echo '[{"neuron_device": 0, "bdf": "00:1e.0"}]'
 echo noise >&2)");
   const auto output = run_neuron_ls(tool, std::chrono::seconds(5));
@@ -70,14 +58,14 @@ TEST(NeuronLs, MissingToolIsNotAnError) {
 TEST(NeuronLs, FailingOrHangingToolIsAClearError) {
   trn::test::TempDir dir;
   try {
-    run_neuron_ls(script(dir, "fails", "exit 4"), std::chrono::seconds(5));
+    run_neuron_ls(dir.write_script("fails", "exit 4"), std::chrono::seconds(5));
     FAIL();
   } catch (const trn::Error& e) {
     EXPECT_NE(std::string(e.what()).find("exit status 4"), std::string::npos) << e.what();
   }
   const auto start = std::chrono::steady_clock::now();
   try {
-    run_neuron_ls(script(dir, "hangs", "exec sleep 30"), std::chrono::milliseconds(200));
+    run_neuron_ls(dir.write_script("hangs", "exec sleep 30"), std::chrono::milliseconds(200));
     FAIL();
   } catch (const trn::Error& e) {
     EXPECT_NE(std::string(e.what()).find("did not finish within 200 ms"), std::string::npos);

@@ -25,6 +25,9 @@ struct ProcessOptions {
   // A host process (slurmstepd) may reap our child before we do (waitpid: ECHILD); then the
   // status reads 0 and the caller judges the output instead. Elsewhere ECHILD is an error.
   bool host_may_reap = false;
+  // The child leads a process group of its own, and a timeout kills the whole group: a tool
+  // that starts helpers of its own (nccom-test's neuron-bench) leaves none behind.
+  bool own_process_group = false;
 };
 
 // Starts argv (PATH lookup unless argv[0] has a '/'); returns its pid. Throws trn::Error when

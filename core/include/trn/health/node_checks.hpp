@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trn/common/deadline.hpp"
 #include "trn/health/baseline.hpp"
 #include "trn/health/check_result.hpp"
 #include "trn/topology/neuron_ls.hpp"
@@ -21,12 +23,21 @@ struct FabricProviders {
   std::string error;  // fi_getinfo's error, when it failed
 };
 
+// Issue 9: the whole check of one node takes at most 10 s. Every external tool (neuron-ls,
+// libfabric, nccom-test) and the reach deadline get what is left of it; a check that could not
+// finish in time is a warning, never a drain.
+inline constexpr std::chrono::milliseconds kNodeCheckBudget{10000};
+// neuron-ls never gets more than this, even with budget left (docs/health.md#slurm).
+inline constexpr std::chrono::milliseconds kNeuronLsLimit{10000};
+
 struct NodeCheckOptions {
   std::filesystem::path fsroot = "/";  // every file is read below it (a fixture tree in tests)
   Baseline baseline;                   // the node's last clean check (read_baseline)
-  // `neuron-ls -j`, recorded or captured; nullopt when the tool is not installed.
+  // A recorded `neuron-ls -j`; else neuron_ls_program is run with `-j` (when installed).
   std::optional<topology::NeuronLsOutput> neuron_ls;
-  std::string neuron_ls_error;  // why running neuron-ls failed ("" when it did not)
+  std::optional<std::filesystem::path> neuron_ls_program;
+  // The end of the node's budget (kNodeCheckBudget from the start); max(): no budget.
+  SteadyClock::time_point deadline = SteadyClock::time_point::max();
   // Asks libfabric, only where EFA is expected (loading it costs 0.2 s on some builds); empty:
   // not asked (a recorded tree: this machine's libfabric says nothing about it).
   std::function<FabricProviders()> fabric;

@@ -23,6 +23,7 @@ struct NeuronLsDevice {
   unsigned index = 0;
   PciAddress pci;
   std::optional<unsigned> logical_core_config;  // logical_neuroncore_config (trn2: 1 or 2)
+  std::optional<unsigned> core_count;  // nc_count: logical NeuronCores (physical / the config)
 };
 
 // Throws trn::Error naming `output.origin` when the text is not a neuron-ls JSON device array.

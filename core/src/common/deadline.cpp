@@ -1,0 +1,14 @@
+#include "trn/common/deadline.hpp"
+
+#include <algorithm>
+
+namespace trn {
+
+std::chrono::milliseconds time_left(SteadyClock::time_point deadline) {
+  if (deadline == SteadyClock::time_point::max()) return std::chrono::milliseconds::max();
+  const auto left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+  return std::max(left, std::chrono::milliseconds(0));
+}
+
+}  // namespace trn
