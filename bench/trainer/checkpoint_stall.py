@@ -12,7 +12,11 @@ host memory the snapshot holds. torch.distributed.checkpoint is compared where t
 installed torch has it (Debian's torch 1.13 does not).
 
 Goals: stall at most 1% of a step; a checkpoint every step costs at most 5% of throughput.
+On a Trainium or GPU host the step's work is on the device and the writer thread has host
+cores to itself; --train-threads 1 models that on this machine (training on one core, the
+writer on the other).
 Usage: /usr/bin/python3 bench/trainer/checkpoint_stall.py [--tiny-steps N] [--base-steps N]
+       [--train-threads N]
 """
 
 import argparse
@@ -49,7 +53,14 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiny-steps", type=int, default=40)
     parser.add_argument("--base-steps", type=int, default=8)
+    parser.add_argument("--train-threads", type=int, default=0,
+                        help="CPU threads training may use (0: torch's default, every core); fewer "
+                        "leave cores to the writer, as an accelerator's host does")
     args = parser.parse_args()
+    import torch
+    if args.train_threads:
+        torch.set_num_threads(args.train_threads)
+    print(f"training threads: {torch.get_num_threads()} of {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as work:
         data = os.path.join(work, "data")
         assert quiet(["prepare-data", "--input", FORTUNES, "--output", data, "--dupe-factor", "1",
