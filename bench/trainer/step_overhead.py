@@ -105,9 +105,10 @@ def main():
             str(a.micro_batch), "--global-batch", str(a.global_batch), "--steps", str(a.steps),
             "--log-every", str(10**6), "--no-plot", "--no-tensorboard", "--warmup", str(warmup),
             "--seed", str(SEED)])
+        from trn_trainer.heartbeat import Heartbeat
         from trn_trainer.train import Trainer
 
-        trainer = Trainer(args)
+        trainer = Trainer(args, Heartbeat(0, env={}))
         quiet(trainer.start)
         plain = PlainLoop(data, a.steps, a.micro_batch, a.global_batch, warmup)
         load_before = os.getloadavg()[0]

@@ -54,3 +54,10 @@ TRN_TRAINING_VENV = "TRN_TRAINING_VENV"
 # the defaults of --checkpoint-uri and --checkpoint-local-dir.
 TRN_CHECKPOINT_URI = "TRN_CHECKPOINT_URI"
 TRN_CHECKPOINT_LOCAL_DIR = "TRN_CHECKPOINT_LOCAL_DIR"
+
+# Set by trn-run for the training step: the folder of the ranks' heartbeats and stack dumps its
+# watchdog reads (docs/recovery.md), and the steps per straggler window.
+TRN_WATCH_DIR = "TRN_WATCH_DIR"
+TRN_STRAGGLER_WINDOW = "TRN_STRAGGLER_WINDOW"
+# Set by slurmd for every task: the Slurm name of the task's node.
+SLURMD_NODENAME = "SLURMD_NODENAME"

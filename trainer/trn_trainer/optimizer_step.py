@@ -6,10 +6,13 @@ import torch
 import torch.nn.functional as F
 
 
-def train_step(run, global_batch, grad_clip, before_update=lambda: None):
+def train_step(run, global_batch, grad_clip, before_update=lambda: None, heartbeat=None):
     """Advance `run` (a TrainingRun) by one optimizer step. before_update() runs right before
-    the weights change (a checkpoint snapshot still copying them finishes there).
+    the weights change (a checkpoint snapshot still copying them finishes there); `heartbeat`
+    (heartbeat.Heartbeat) hears when the step starts and when it reaches the all-reduce.
     Returns (summed [mlm, nsp] losses, gradient norm or None, learning rate, seconds in data)."""
+    if heartbeat:
+        heartbeat.step_started()
     t0 = time.perf_counter()
     micro_batches, masked_tokens = run.loader.step(run.consumed)
     data_s = time.perf_counter() - t0
@@ -32,6 +35,8 @@ def train_step(run, global_batch, grad_clip, before_update=lambda: None):
         mlm_step, nsp_step = mlm.detach().to(acc_dtype), nsp.detach().to(acc_dtype)
         mlm_total = mlm_step if mlm_total is None else mlm_total + mlm_step
         nsp_total = nsp_step if nsp_total is None else nsp_total + nsp_step
+    if heartbeat:
+        heartbeat.all_reduce_started()
     sums = run.reducer.reduce([mlm_total, nsp_total])
     grad_norm = None
     if grad_clip > 0:

@@ -15,6 +15,7 @@ from .checkpoint_tiers import TierWriter
 from .checkpoint_writer import CheckpointWriter
 from .configs import flops_per_sequence
 from .environment import read_dist_env
+from .heartbeat import Heartbeat
 from .errors import CheckpointError
 from .optimizer_step import train_step
 from .run_inputs import check_inputs
@@ -24,8 +25,9 @@ from .training_run import TrainingRun
 
 
 class Trainer:
-    def __init__(self, args):
+    def __init__(self, args, heartbeat):
         self.args = args
+        self.heartbeat = heartbeat
         self.started = time.time()
         self.extract_only = bool(os.environ.get("NEURON_EXTRACT_GRAPHS_ONLY"))
         self.env = read_dist_env()
@@ -110,7 +112,7 @@ class Trainer:
         """Train, record and (when due) checkpoint one optimizer step."""
         run = self.run_state
         sums, grad_norm, lr, data_s = train_step(run, self.inputs.global_batch, self.args.grad_clip,
-                                                 before_update=self.writer.fence)
+                                                 before_update=self.writer.fence, heartbeat=self.heartbeat)
         every = self.args.checkpoint_every
         checkpoint_due = (every and run.step % every == 0) or run.step == self.last_step
         self.unread.append((run.step, sums, grad_norm, lr, data_s, self.first))
@@ -122,6 +124,7 @@ class Trainer:
             run.device.after_step(divergence.check_weights, run.step,
                                   divergence.weights_finite(run.params))
         run.device.step_end()  # XLA: cut and run the graph; the closures follow
+        self.heartbeat.step_done(run.step)
         self.first = False
         if checkpoint_due:
             self.save_checkpoint()
@@ -151,7 +154,7 @@ class Trainer:
                 "fix the folder and run the same command again: it resumes from there")
         return summary
 
-    def run(self):
+    def train(self):
         self.start()
         completed = False
         try:
@@ -164,4 +167,12 @@ class Trainer:
 
 
 def pretrain(args):
-    return Trainer(args).run()
+    """Train; the rank's heartbeat says how it ended (trn-run's watchdog reads it)."""
+    heartbeat = Heartbeat(read_dist_env().rank)
+    try:
+        summary = Trainer(args, heartbeat).train()
+    except BaseException as e:
+        heartbeat.stopped(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        raise
+    heartbeat.stopped()
+    return summary

@@ -63,4 +63,11 @@ inline constexpr std::string_view kTrnTrainingVenv = "TRN_TRAINING_VENV";
 inline constexpr std::string_view kTrnCheckpointUri = "TRN_CHECKPOINT_URI";
 inline constexpr std::string_view kTrnCheckpointLocalDir = "TRN_CHECKPOINT_LOCAL_DIR";
 
+// Set by trn-run for the training step: the folder of the ranks' heartbeats and stack dumps its
+// watchdog reads (docs/recovery.md), and the steps per straggler window.
+inline constexpr std::string_view kTrnWatchDir = "TRN_WATCH_DIR";
+inline constexpr std::string_view kTrnStragglerWindow = "TRN_STRAGGLER_WINDOW";
+// Set by slurmd for every task: the Slurm name of the task's node.
+inline constexpr std::string_view kSlurmdNodeName = "SLURMD_NODENAME";
+
 }  // namespace trn::env

@@ -1,0 +1,62 @@
+"""Each rank's heartbeat for trn-run's watchdog: where it is (steps done, phase), its compute
+time per window, how it ended, and its threads' stacks on SIGUSR1."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+
+from trainer_testlib import PYTHON, child_env, pretrain_args, run_cli, torchrun
+
+
+def _beat(watch, rank):
+    with open(os.path.join(watch, f"rank{rank}.beat")) as f:
+        return json.loads(f.readline())
+
+
+def test_each_rank_beats_and_says_how_it_ended(corpus_dir, tmp_path):
+    watch = str(tmp_path / "watch")
+    result = torchrun(2, pretrain_args(corpus_dir, str(tmp_path / "run"), steps=4),
+                      TRN_WATCH_DIR=watch, TRN_STRAGGLER_WINDOW="2")
+    assert result.returncode == 0, result.stderr[-2000:]
+    for rank in (0, 1):
+        beat = _beat(watch, rank)
+        assert (beat["rank"], beat["step"], beat["phase"]) == (rank, 4, "exited")
+        assert beat["node"] == socket.gethostname() and beat["window"] == 2
+        assert 0 < beat["window_compute_s"] < 60 and 0 < beat["compute_s"] < 60
+        assert os.path.getsize(os.path.join(watch, f"rank{rank}.beat")) == 256
+
+
+def test_a_rank_that_fails_says_why(corpus_dir, tmp_path):
+    watch = str(tmp_path / "watch")
+    result = run_cli(pretrain_args(corpus_dir, str(tmp_path / "run"), "--global-batch", "3"),
+                     TRN_WATCH_DIR=watch)
+    assert result.returncode == 2
+    beat = _beat(watch, 0)
+    assert beat["phase"] == "failed" and beat["error"].startswith("UsageError: --global-batch 3")
+
+
+def test_sigusr1_writes_every_threads_stack(corpus_dir, tmp_path):
+    watch = str(tmp_path / "watch")
+    proc = subprocess.Popen([PYTHON, "-m", "trn_trainer"] + pretrain_args(
+        corpus_dir, str(tmp_path / "run"), steps=10000), env=child_env(TRN_WATCH_DIR=watch),
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (os.path.exists(os.path.join(watch, "rank0.beat")) and _beat(watch, 0)["step"] >= 1):
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGUSR1)
+        stack = os.path.join(watch, "rank0.stack")
+        while "Current thread" not in open(stack).read():
+            assert time.monotonic() < deadline, "no stack written"
+            time.sleep(0.2)
+        time.sleep(0.5)
+        text = open(stack).read()
+        assert 'File "' in text and "train.py" in text  # the training thread's frames
+        assert proc.poll() is None  # the dump does not stop the run
+    finally:
+        proc.kill()
+        proc.wait()
