@@ -1,0 +1,71 @@
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "trn/run/heartbeat.hpp"
+
+namespace trn::run {
+
+// When trn-run's watchdog calls a training step hung, or a node a straggler (docs/recovery.md).
+struct WatchdogSettings {
+  double hang_floor_s = 60;  // no hang is declared sooner than this after the last progress
+  double hang_factor = 5;    // ... nor sooner than this many median step times
+  double straggler_ratio = 1.15;
+  unsigned straggler_windows = 3;  // consecutive windows above the ratio make a straggler
+};
+
+enum class WatchEvent { kNone, kFailed, kHang };
+
+struct WatchVerdict {
+  WatchEvent event = WatchEvent::kNone;
+  // kFailed: the ranks that stopped with an error, and the first error.
+  std::vector<unsigned> failed_ranks;
+  std::string first_error;
+  // kHang: the step no rank got past, how long nothing moved, and who is stuck: the ranks that
+  // never reached the all-reduce the others wait in (none named when every rank stopped alike).
+  long stuck_step = 0;
+  double stalled_s = 0;
+  double deadline_s = 0;
+  std::vector<unsigned> stuck_ranks;
+  std::vector<std::string> stuck_nodes;
+};
+
+struct Straggler {
+  std::string node;
+  double ratio = 0;  // its compute time over the median node's, in the window that named it
+  long window = 0;
+};
+
+class Watchdog {
+ public:
+  explicit Watchdog(WatchdogSettings settings) : settings_(settings) {}
+
+  // The heartbeats read at `now` (seconds on a steady clock).
+  void observe(const std::vector<Heartbeat>& beats, double now);
+  WatchVerdict verdict(double now) const;
+  // Nodes that became stragglers since the last call (each is named once).
+  std::vector<Straggler> take_new_stragglers();
+  double median_step_s() const;
+  long steps_done() const { return min_step_; }
+
+ private:
+  void judge_windows();
+
+  WatchdogSettings settings_;
+  std::map<unsigned, Heartbeat> latest_;
+  long min_step_ = -1;
+  double last_progress_ = 0;
+  std::vector<double> step_seconds_;
+  std::map<long, std::map<std::string, double>> windows_;  // window -> node -> compute seconds
+  std::set<std::string> nodes_;
+  std::map<std::string, long> latest_window_;  // the newest window each node reported
+  long judged_window_ = 0;
+  std::map<std::string, unsigned> above_;  // consecutive windows above the ratio
+  std::set<std::string> named_;
+  std::vector<Straggler> fresh_;
+};
+
+}  // namespace trn::run

@@ -1,0 +1,142 @@
+#include "trn/run/watchdog.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using trn::run::Heartbeat;
+using trn::run::Watchdog;
+using trn::run::WatchdogSettings;
+using trn::run::WatchEvent;
+
+Heartbeat beat(unsigned rank, const std::string& node, long step, const std::string& phase) {
+  Heartbeat b;
+  b.rank = rank;
+  b.node = node;
+  b.step = step;
+  b.phase = phase;
+  return b;
+}
+
+WatchdogSettings settings(double floor) {
+  WatchdogSettings s;
+  s.hang_floor_s = floor;
+  return s;
+}
+
+// Four ranks on two nodes that complete a step every second until step `steps`.
+void steady_steps(Watchdog& dog, long steps) {
+  for (long step = 1; step <= steps; ++step) {
+    dog.observe({beat(0, "a", step, "done"), beat(1, "a", step, "done"), beat(2, "b", step, "done"),
+                 beat(3, "b", step, "done")},
+                static_cast<double>(step));
+  }
+}
+
+TEST(Watchdog, ARankThatFailedIsSeenAtOnce) {
+  Watchdog dog(settings(60));
+  auto failed = beat(1, "a", 0, "failed");
+  failed.error = "RuntimeError: Connection closed by peer [10.0.0.2]:2767";
+  dog.observe({beat(0, "a", 0, "compute"), failed}, 1.0);
+  const auto verdict = dog.verdict(1.0);
+  EXPECT_EQ(verdict.event, WatchEvent::kFailed);
+  EXPECT_EQ(verdict.failed_ranks, std::vector<unsigned>{1});
+  EXPECT_EQ(verdict.first_error, failed.error);
+}
+
+TEST(Watchdog, TheDeadlineIsFiveMedianStepsWithAFloor) {
+  Watchdog dog(settings(3));
+  steady_steps(dog, 6);
+  EXPECT_DOUBLE_EQ(dog.median_step_s(), 1.0);
+  EXPECT_EQ(dog.verdict(6.0 + 4.9).event, WatchEvent::kNone);  // within 5 x 1 s
+  EXPECT_EQ(dog.verdict(6.0 + 5.1).event, WatchEvent::kHang);
+  Watchdog floored(settings(30));
+  steady_steps(floored, 6);
+  EXPECT_EQ(floored.verdict(6.0 + 20).event, WatchEvent::kNone);
+  EXPECT_EQ(floored.verdict(6.0 + 31).event, WatchEvent::kHang);
+}
+
+TEST(Watchdog, NotArmedBeforeEveryRankCompletedAStep) {
+  Watchdog dog(settings(1));
+  dog.observe({beat(0, "a", 0, "compute"), beat(1, "b", 0, "compute")}, 0.0);
+  EXPECT_EQ(dog.verdict(1000).event, WatchEvent::kNone);  // start-up and compilation
+}
+
+TEST(Watchdog, AHangNamesTheRankThatNeverJoinedTheAllReduceNotTheOnesWaiting) {
+  Watchdog dog(settings(3));
+  steady_steps(dog, 6);
+  // Step 7: ranks 0, 1 and 3 wait in its all-reduce; rank 2 (node b) stopped computing.
+  dog.observe({beat(0, "a", 6, "allreduce"), beat(1, "a", 6, "allreduce"), beat(2, "b", 6, "compute"),
+               beat(3, "b", 6, "allreduce")},
+              7.0);
+  const auto verdict = dog.verdict(20.0);
+  ASSERT_EQ(verdict.event, WatchEvent::kHang);
+  EXPECT_EQ(verdict.stuck_step, 6);
+  EXPECT_EQ(verdict.stuck_ranks, std::vector<unsigned>{2});
+  EXPECT_EQ(verdict.stuck_nodes, std::vector<std::string>{"b"});
+  EXPECT_GT(verdict.stalled_s, verdict.deadline_s);
+}
+
+TEST(Watchdog, RanksBehindTheOthersAreTheStuckOnes) {
+  Watchdog dog(settings(3));
+  steady_steps(dog, 6);
+  dog.observe({beat(0, "a", 7, "compute"), beat(1, "a", 6, "allreduce"), beat(2, "b", 7, "compute"),
+               beat(3, "b", 7, "compute")},
+              7.0);
+  EXPECT_EQ(dog.verdict(20.0).stuck_ranks, std::vector<unsigned>{1});
+}
+
+TEST(Watchdog, EveryRankStoppedAlikeNamesNobody) {
+  Watchdog dog(settings(3));
+  steady_steps(dog, 6);
+  dog.observe({beat(0, "a", 6, "compute"), beat(1, "a", 6, "compute"), beat(2, "b", 6, "compute"),
+               beat(3, "b", 6, "compute")},
+              7.0);
+  const auto verdict = dog.verdict(20.0);
+  EXPECT_EQ(verdict.event, WatchEvent::kHang);
+  EXPECT_TRUE(verdict.stuck_ranks.empty());
+}
+
+TEST(Watchdog, RanksThatAllEndedAreNoHang) {
+  Watchdog dog(settings(3));
+  steady_steps(dog, 6);
+  dog.observe({beat(0, "a", 6, "exited"), beat(1, "a", 6, "exited"), beat(2, "b", 6, "exited"),
+               beat(3, "b", 6, "exited")},
+              7.0);
+  EXPECT_EQ(dog.verdict(100.0).event, WatchEvent::kNone);
+}
+
+// Node c computes `slow` times as long as a and b in every window.
+std::vector<trn::run::Straggler> windows_with(double slow, long windows) {
+  Watchdog dog(settings(60));
+  std::vector<trn::run::Straggler> named;
+  for (long w = 1; w <= windows; ++w) {
+    std::vector<Heartbeat> beats;
+    for (const auto& [rank, node, seconds] :
+         std::vector<std::tuple<unsigned, std::string, double>>{
+             {0, "a", 1.0}, {1, "b", 1.02}, {2, "c", slow}, {3, "c", 1.0}}) {
+      auto b = beat(rank, node, w * 10, "done");
+      b.window = w;
+      b.window_compute_s = seconds;
+      beats.push_back(b);
+    }
+    dog.observe(beats, static_cast<double>(w));
+    for (auto& s : dog.take_new_stragglers()) named.push_back(s);
+  }
+  return named;
+}
+
+TEST(Watchdog, AStragglerIsNamedAfterThreeWindowsAboveTheMedianAndOnlyOnce) {
+  const auto named = windows_with(1.3, 6);
+  ASSERT_EQ(named.size(), 1U);
+  EXPECT_EQ(named[0].node, "c");
+  EXPECT_EQ(named[0].window, 3);
+  EXPECT_NEAR(named[0].ratio, 1.3 / 1.02, 1e-9);
+  EXPECT_TRUE(windows_with(1.1, 6).empty());  // under 1.15 x the median
+  EXPECT_TRUE(windows_with(1.3, 2).empty());  // two windows are not three
+}
+
+}  // namespace
