@@ -28,7 +28,8 @@ void Watchdog::observe(const std::vector<Heartbeat>& beats, double now) {
     }
   }
   long lowest = -1;
-  for (const auto& [rank, beat] : latest_) lowest = lowest < 0 ? beat.step : std::min(lowest, beat.step);
+  for (const auto& [rank, beat] : latest_)
+    lowest = lowest < 0 ? beat.step : std::min(lowest, beat.step);
   if (lowest > min_step_) {
     if (min_step_ >= 1 && last_progress_ > 0)
       step_seconds_.push_back((now - last_progress_) / static_cast<double>(lowest - min_step_));
@@ -55,15 +56,17 @@ WatchVerdict Watchdog::verdict(double now) const {
   }
   // Armed once every rank completed a step: the first one includes start-up and compilation.
   if (min_step_ < 1) return verdict;
-  const bool all_ended = std::all_of(latest_.begin(), latest_.end(),
-                                     [](const auto& entry) { return entry.second.phase == "exited"; });
+  const bool all_ended = std::all_of(latest_.begin(), latest_.end(), [](const auto& entry) {
+    return entry.second.phase == "exited";
+  });
   verdict.deadline_s = std::max(settings_.hang_floor_s, settings_.hang_factor * median_step_s());
   verdict.stalled_s = now - last_progress_;
   if (all_ended || verdict.stalled_s <= verdict.deadline_s) return verdict;
   verdict.event = WatchEvent::kHang;
   verdict.stuck_step = min_step_;
-  const bool some_ahead = std::any_of(latest_.begin(), latest_.end(),
-                                      [&](const auto& entry) { return entry.second.step > min_step_; });
+  const bool some_ahead = std::any_of(latest_.begin(), latest_.end(), [&](const auto& entry) {
+    return entry.second.step > min_step_;
+  });
   const bool some_waiting = std::any_of(latest_.begin(), latest_.end(), [&](const auto& entry) {
     return entry.second.step == min_step_ && entry.second.phase == "allreduce";
   });

@@ -69,8 +69,8 @@ TEST(Watchdog, AHangNamesTheRankThatNeverJoinedTheAllReduceNotTheOnesWaiting) {
   Watchdog dog(settings(3));
   steady_steps(dog, 6);
   // Step 7: ranks 0, 1 and 3 wait in its all-reduce; rank 2 (node b) stopped computing.
-  dog.observe({beat(0, "a", 6, "allreduce"), beat(1, "a", 6, "allreduce"), beat(2, "b", 6, "compute"),
-               beat(3, "b", 6, "allreduce")},
+  dog.observe({beat(0, "a", 6, "allreduce"), beat(1, "a", 6, "allreduce"),
+               beat(2, "b", 6, "compute"), beat(3, "b", 6, "allreduce")},
               7.0);
   const auto verdict = dog.verdict(20.0);
   ASSERT_EQ(verdict.event, WatchEvent::kHang);
@@ -115,8 +115,7 @@ std::vector<trn::run::Straggler> windows_with(double slow, long windows) {
   std::vector<trn::run::Straggler> named;
   for (long w = 1; w <= windows; ++w) {
     std::vector<Heartbeat> beats;
-    for (const auto& [rank, node, seconds] :
-         std::vector<std::tuple<unsigned, std::string, double>>{
+    for (const auto& [rank, node, seconds] : std::vector<std::tuple<unsigned, std::string, double>>{
              {0, "a", 1.0}, {1, "b", 1.02}, {2, "c", slow}, {3, "c", 1.0}}) {
       auto b = beat(rank, node, w * 10, "done");
       b.window = w;

@@ -11,9 +11,9 @@ struct Heartbeat {
   unsigned rank = 0;
   std::string node;
   long pid = 0;
-  long step = 0;       // optimizer steps completed
-  std::string phase;   // start, compute, allreduce, done, exited, failed
-  double since = 0;    // Unix time the phase began
+  long step = 0;                           // optimizer steps completed
+  std::string phase;                       // start, compute, allreduce, done, exited, failed
+  double since = 0;                        // Unix time the phase began
   std::optional<double> compute_s;         // the last step's compute time (to the all-reduce)
   long window = 0;                         // windows of steps completed
   std::optional<double> window_compute_s;  // median compute time over the last window
