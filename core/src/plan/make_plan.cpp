@@ -149,6 +149,10 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   }
   plan.max_restarts = profile.max_restarts;
   plan.requeue = profile.requeue;
+  plan.spares_wanted = profile.spare_nodes;
+  plan.hang_timeout_s = profile.hang_timeout;
+  plan.straggler_window = profile.straggler_window;
+  plan.replace_stragglers = profile.replace_stragglers;
   plan.resumable = takes_checkpoint_placeholder(profile.command);
   // A run directory that exists holds an earlier job's run (trn-run makes it only after
   // planning); one that cannot be looked at is taken as new.

@@ -258,6 +258,31 @@ std::vector<PlanField> all_fields() {
        }},
       {.json_key = "requeue",
        .json = [](const Plan& p) { return nlohmann::json(std::string(to_string(p.requeue))); }},
+      {.json_key = "spare_nodes",
+       .json = [](const Plan& p) { return nlohmann::json(p.spare_nodes); },
+       .label = "spares",
+       .rows = [](const Plan& p) -> Rows {
+         if (p.spares_wanted == 0) return {};
+         std::string names;
+         for (const auto& node : p.spare_nodes) names += (names.empty() ? "" : ", ") + node;
+         return {n(p.spares_wanted) + " node(s) kept to replace a lost one in the job" +
+                 (names.empty() ? "" : ": " + names)};
+       }},
+      {.json_key = "watchdog",
+       .json =
+           [](const Plan& p) {
+             return nlohmann::json{{"hang_timeout_s", p.hang_timeout_s},
+                                   {"straggler_window", p.straggler_window},
+                                   {"replace_stragglers", p.replace_stragglers}};
+           },
+       .label = "watchdog",
+       .rows = [](const Plan& p) -> Rows {
+         return {"hung after " + n(p.hang_timeout_s) +
+                 " s (or 5 median steps) without progress; "
+                 "stragglers over " +
+                 n(p.straggler_window) + "-step windows" +
+                 (p.replace_stragglers ? ", replaced by a spare" : "")};
+       }},
       {.json_key = "run_dir",
        .json = [](const Plan& p) { return nlohmann::json(p.run_dir.string()); },
        .placeholder = "run_dir",

@@ -38,6 +38,13 @@ bool set_text(Profile& profile, std::string_view text, std::string&) {
   return true;
 }
 
+template <bool Profile::*member>
+bool set_flag(Profile& profile, std::string_view text, std::string&) {
+  if (text != "true" && text != "false") return false;
+  profile.*member = text == "true";
+  return true;
+}
+
 template <typename Enum, std::size_t count>
 bool set_choice(Enum& target, std::string_view text, const EnumNames<Enum, count>& names) {
   const auto value = value_named(names, text);
@@ -188,6 +195,18 @@ const std::vector<Field>& scalar_fields() {
       {{"max_restarts", whole_0, "times a failed job is requeued"},
        set_whole<&P::max_restarts, 0, kMaxCount>},
       {{"requeue", "node-failure, always or never", "which failures requeue the job"}, set_requeue},
+      {{"spare_nodes", whole_0,
+        "nodes of the job kept idle to replace a lost, hung or straggling one without a requeue"},
+       set_whole<&P::spare_nodes, 0, kMaxProfileNodes>},
+      {{"hang_timeout", whole_1,
+        "least seconds without a completed step before the watchdog calls the step hung (it also "
+        "waits 5 median steps)"},
+       set_whole<&P::hang_timeout, 1, kMaxCount>},
+      {{"straggler_window", whole_1, "steps per window a straggler is judged over"},
+       set_whole<&P::straggler_window, 1, kMaxCount>},
+      {{"replace_stragglers", "true or false",
+        "swap a straggling node (3 windows above 1.15x the median) for a spare"},
+       set_flag<&P::replace_stragglers>},
   };
   return fields;
 }

@@ -81,6 +81,13 @@ struct Plan {
   bool resume = false;  // this job continues an earlier run (PlanRequest::continues_run), {resume}
   std::int64_t max_restarts = 0;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
+  // Nodes of the job kept idle to replace a lost one (trn-run fills it in: the job's last
+  // nodes); the watchdog's settings (docs/recovery.md).
+  std::vector<std::string> spare_nodes;
+  std::int64_t spares_wanted = 0;
+  std::int64_t hang_timeout_s = 0;
+  std::int64_t straggler_window = 0;
+  bool replace_stragglers = false;
 
   // What each worker process runs: the training command, and the same for the compile phase
   // where {steps_this_run} is compile_steps instead of steps.

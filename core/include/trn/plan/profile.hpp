@@ -81,6 +81,14 @@ struct Profile {
   std::string checkpoint_local_dir;
   std::int64_t max_restarts = 3;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
+  // Recovery inside the allocation (docs/recovery.md): nodes of the job kept idle to replace a
+  // lost one; the least seconds without progress before the watchdog calls the step hung (it
+  // also waits 5 median steps); steps per straggler window; and whether a straggler is swapped
+  // for a spare.
+  std::int64_t spare_nodes = 0;
+  std::int64_t hang_timeout = 180;
+  std::int64_t straggler_window = 10;
+  bool replace_stragglers = false;
 
   // Extra environment for every worker; values are templates like the command.
   std::map<std::string, std::string> env;
