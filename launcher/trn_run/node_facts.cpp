@@ -120,4 +120,11 @@ void check_plugin_active(const std::vector<NodeFacts>& nodes) {
               "<plugin dir>/spank_trn.so` to plugstack.conf (see spank_trn(8)) and restart slurmd");
 }
 
+std::vector<std::string> node_names(const std::vector<NodeFacts>& nodes) {
+  std::vector<std::string> names;
+  names.reserve(nodes.size());
+  for (const auto& node : nodes) names.push_back(node.node);
+  return names;
+}
+
 }  // namespace trn::launcher

@@ -31,6 +31,9 @@ std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, 
 
 // All nodes must look alike, and spank_trn must run on each (it gives every task its rank and
 // rendezvous): an error naming the odd nodes otherwise.
+// The nodes' names, in the job's order.
+std::vector<std::string> node_names(const std::vector<NodeFacts>& nodes);
+
 void check_uniform(const std::vector<NodeFacts>& nodes);
 void check_plugin_active(const std::vector<NodeFacts>& nodes);
 

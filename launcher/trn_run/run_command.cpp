@@ -12,11 +12,13 @@
 #include "common/node_drain.hpp"
 #include "compile_phase.hpp"
 #include "health_gate.hpp"
+#include "in_job_recovery.hpp"
 #include "install_layout.hpp"
+#include "job_outcome.hpp"
 #include "node_facts.hpp"
 #include "planned_instance.hpp"
 #include "step_nodes.hpp"
-#include "train_phase.hpp"
+#include "step_setup.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
@@ -32,6 +34,7 @@
 #include "trn/run/requeue_decision.hpp"
 #include "trn/run/run_continuation.hpp"
 #include "trn/run/slurm_allocation.hpp"
+#include "trn/run/spare_swap.hpp"
 
 namespace po = boost::program_options;
 
@@ -96,6 +99,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   }
   po::options_description described("options");
   std::string micro_batch, global_batch, steps, lr, data, scaling, output_root, max_restarts;
+  std::string spare_nodes, hang_timeout;
+  bool replace_stragglers = false;
   std::string nodes;  // text, range-checked: Boost reads "-16" as 2^32 - 16 into an unsigned
   described.add_options()("help,h", "this help")("profile", po::value(&options.profile),
                                                  "bundled profile name or YAML file")(
@@ -121,7 +126,16 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
       "scaling", po::value(&scaling), "strong or weak")("output-root", po::value(&output_root),
                                                         "where run directories go")(
       "max-restarts", po::value(&max_restarts),
-      "requeues allowed after node failures, 0-2147483647")(
+      "restarts allowed after node failures (in the job with a spare, else requeues), "
+      "0-2147483647")(
+      "spare-nodes", po::value(&spare_nodes),
+      "K: train on the job's first N-K nodes and keep K to replace a lost, hung or straggling one "
+      "(profile key spare_nodes)")(
+      "hang-timeout", po::value(&hang_timeout),
+      "least seconds without a completed step before the step counts as hung (profile key "
+      "hang_timeout; the watchdog also waits 5 median steps)")(
+      "replace-stragglers", po::bool_switch(&replace_stragglers),
+      "swap a straggling node for a spare at the next checkpoint")(
       "cache-shared", po::value<std::string>(),
       "shared compile-cache tier (default: $TRN_CACHE_SHARED)")(
       "fsroot", po::value(&options.fsroot),
@@ -171,79 +185,14 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
                                                             {"data", &data},
                                                             {"scaling", &scaling},
                                                             {"output_root", &output_root},
-                                                            {"max_restarts", &max_restarts}};
+                                                            {"max_restarts", &max_restarts},
+                                                            {"spare_nodes", &spare_nodes},
+                                                            {"hang_timeout", &hang_timeout}};
   for (const auto& [key, value] : flag_keys) {
     if (!value->empty()) options.flags.emplace_back(key, *value);
   }
+  if (replace_stragglers) options.flags.emplace_back("replace_stragglers", "true");
   return options;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-std::vector<std::string> srun_layout(const plan::Plan& plan) {
-  const auto nodes = std::to_string(plan.nodes);
-  std::vector<std::string> args = {"--nodes=" + nodes,
-                                   "--ntasks=" + std::to_string(plan.nodes * plan.tasks_per_node),
-                                   "--ntasks-per-node=" + std::to_string(plan.tasks_per_node)};
-  for (auto& option : srun_node_selection(plan)) args.push_back(std::move(option));
-  return args;
-}
-
-std::map<std::string, std::string> step_environment(const plan::Plan& plan,
-                                                    const InstallLayout& layout) {
-  auto env = plan.env;
-  auto python_path = layout.trainer_dir.string();
-  if (const auto existing = env_value(trn::env::kPythonPath); existing && !existing->empty()) {
-    python_path += ":" + *existing;
-  }
-  env.emplace(trn::env::kPythonPath, python_path);
-  // The training environment of the cluster install (torch-neuronx, neuronx-cc, torchrun,
-  // neuron_parallel_compile): its bin folder first on every step's PATH.
-  if (const auto venv_bin = training_venv_bin()) {
-    const auto it = env.find(std::string(trn::env::kPath));
-    const auto rest =
-        it != env.end() ? it->second : env_value(trn::env::kPath).value_or("/usr/bin:/bin");
-    env[std::string(trn::env::kPath)] = venv_bin->string() + ":" + rest;
-  }
-  return env;
-}
-
-void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
-  const auto file = plan.run_dir / "results.json";
-  nlohmann::json results = nlohmann::json::object();
-  if (std::ifstream in(file); in) {
-    try {
-      results = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception&) {
-      std::cerr << "trn-run: warning: the trainer's " << file
-                << " is not valid JSON; rewriting it\n";
-    }
-  }
-  results["plan"] = plan::to_json(plan);
-  results["phases"] = phases;
-  write_file_atomically(file, results.dump(2) + "\n", 0644);
-}
-
-// The decision is core's (run::decide_after_failure); asking Slurm is what is left here.
-int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocation,
-                    const run::FailureDiagnosis& diagnosis) {
-  const auto decision =
-      run::decide_after_failure({diagnosis, plan.requeue, allocation.job_id,
-                                 allocation.restart_count, plan.max_restarts, plan.run_dir});
-  std::cerr << decision.message;
-  switch (decision.action) {
-    case run::AfterFailure::kFailUserError:
-      return kUserError;
-    case run::AfterFailure::kFailNodeFailure:
-      return kNodeFailure;
-    case run::AfterFailure::kRequeue:
-      break;
-  }
-  const int status = run_process({"scontrol", "requeue", std::to_string(allocation.job_id)});
-  if (status != 0) std::cerr << "trn-run: scontrol requeue failed (exit " << status << ")\n";
-  return kRequeued;
 }
 
 }  // namespace
@@ -301,9 +250,21 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   check_uniform(nodes);
   if (job_nodes)
     report_instance_mismatch(options.instance_type, profile.instance_type, nodes.front());
+  const auto spares = static_cast<std::size_t>(profile.spare_nodes);
+  if (spares > 0 && spares >= nodes.size()) {
+    throw Error("spare_nodes " + std::to_string(spares) + " leaves none of the " +
+                std::to_string(nodes.size()) + " node(s) to train on: keep fewer spares " +
+                "(--spare-nodes) or submit with more nodes (sbatch --nodes=" +
+                std::to_string(nodes.size() + spares) + ")");
+  }
+  // The job's first nodes train, its last `spares` wait to replace a lost one.
+  const auto job_order = node_names(nodes);
+  const auto selection =
+      job_nodes ? run::select_training_nodes(job_order, {}, spares) : run::NodeSelection{};
   std::vector<plan::NodeCores> node_cores;
   node_cores.reserve(nodes.size());
-  for (const auto& node : nodes) node_cores.push_back({node.node, node.neuron_cores});
+  for (std::size_t i = 0; i < nodes.size() - spares; ++i)
+    node_cores.push_back({nodes[i].node, nodes[i].neuron_cores});
   plan::PlanRequest request;
   request.cluster = plan::cluster_shape_of(
       node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
@@ -313,6 +274,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   request.home = env_value("HOME").value_or("");
   request.continues_run = options.resume || (allocation && allocation->restart_count > 0);
   auto plan = plan::make_plan(profile, request);
+  plan.spare_nodes = selection.spares;
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
   if (options.run_dir) {
     run::check_run_dir_continues(plan.run_dir, plan,
@@ -340,25 +302,32 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
       diagnosis.kind = run::FailureKind::kNodeFailure;
       diagnosis.summary =
           std::to_string(excluded.size()) + " unhealthy node(s): " + gate.unhealthy.front().reason;
-      std::vector<plan::NodeCores> healthy;
-      for (const auto& node : node_cores) {
-        if (std::find(excluded.begin(), excluded.end(), node.node) == excluded.end())
-          healthy.push_back(node);
+      // A healthy spare takes an unhealthy node's place; without one the job goes on with
+      // fewer nodes when the plan allows.
+      const auto healthy = run::select_training_nodes(job_order, excluded, spares);
+      if (healthy.nodes.empty()) return requeue_or_fail(plan, *allocation, diagnosis);
+      std::vector<plan::NodeCores> cores;
+      for (const auto& node : nodes) {
+        if (std::find(healthy.nodes.begin(), healthy.nodes.end(), node.node) != healthy.nodes.end())
+          cores.push_back({node.node, node.neuron_cores});
       }
-      if (healthy.empty()) return requeue_or_fail(plan, *allocation, diagnosis);
       auto reduced = request;
-      reduced.cluster = plan::cluster_shape_of(healthy, allocation->job_id);
+      reduced.cluster = plan::cluster_shape_of(cores, allocation->job_id);
       reduced.cluster.instance_type = request.cluster.instance_type;
       try {
         auto replanned = plan::make_plan(profile, reduced);
         replanned.excluded_nodes = excluded;
+        replanned.spare_nodes = healthy.spares;
         plan = std::move(replanned);
       } catch (const Error& error) {
         std::cerr << "trn-run: cannot go on without the unhealthy node(s): " << error.what()
                   << '\n';
         return requeue_or_fail(plan, *allocation, diagnosis);
       }
-      std::cout << "trn-run: going on with the " << plan.nodes << " healthy node(s)\n";
+      std::cout << "trn-run: going on with the " << plan.nodes << " healthy node(s)"
+                << (spares > 0 ? ", " + std::to_string(plan.spare_nodes.size()) + " spare(s) left"
+                               : std::string())
+                << '\n';
     }
   }
 
@@ -371,7 +340,8 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (plan.resumable) {
     std::cout << "trn-run: run directory " << run_dir
               << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
-              << plan.nodes << " trn-run " << options.profile << " --resume " << run_dir << '\n';
+              << allocation->nnodes << " trn-run " << options.profile << " --resume " << run_dir
+              << '\n';
   } else {
     std::cout << "trn-run: run directory " << run_dir
               << "; the profile's command takes no checkpoint placeholder (see resume above): a "
@@ -404,55 +374,9 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (mode == Mode::kCompile) return kSuccess;
   phases["before_train_seconds"] = seconds_since(started);
 
-  const auto train_started = std::chrono::steady_clock::now();
-  TrainStep step;
-  step.srun_args = srun_layout(plan);
-  step.command = plan::task_command(plan.command, plan.processes_per_task);
-  step.env = step_environment(plan, layout);
-  step.env.insert(plan.train_env.begin(), plan.train_env.end());
-  step.log_dir = plan.run_dir / "logs";
-  step.phase = "train";
-  step.nnodes = static_cast<unsigned>(plan.nodes);
-  step.first_node = plan.node_list.front();
-  step.tasks = static_cast<unsigned>(plan.nodes * plan.tasks_per_node);
-  std::cout << "trn-run: training: " << plan::display_command(step.command) << '\n' << std::flush;
-  const auto outcome = run_train_step(step);
-  phases["train_seconds"] = seconds_since(train_started);
-  phases["restart_count"] = allocation->restart_count;
-  if (outcome.status == 0) {
-    write_results(plan, phases);
-    std::cout << "trn-run: done in " << seconds_since(started) << " s; results in "
-              << (plan.run_dir / "results.json").string() << '\n';
-    return kSuccess;
-  }
-  auto diagnosis = outcome.diagnosis;
-  if (!diagnosis.failed_node.empty()) {
-    // A rank printed a Neuron hardware status: its node is drained like an unhealthy one.
-    const health::CheckResult runtime{"runtime", health::CheckStatus::kFailed,
-                                      diagnosis.node_evidence, 0};
-    std::string message;
-    const bool drained = drain_node(diagnosis.failed_node, health::drain_reason(runtime), message);
-    std::cerr << "trn-run: " << diagnosis.failed_node << " failed ("
-              << health::drain_reason(runtime) << "); " << (drained ? "drained" : message) << '\n';
-  } else if (job_nodes && options.health_check) {
-    // A NEURON_HW_ERR on a node since the gate makes the failure that node's, whatever the
-    // ranks printed.
-    std::vector<NodeFacts> in_plan;
-    for (const auto& node : nodes) {
-      if (std::find(plan.node_list.begin(), plan.node_list.end(), node.node) !=
-          plan.node_list.end())
-        in_plan.push_back(node);
-    }
-    const auto gate = run_health_gate(layout.bin_dir / "trn-health", in_plan, options.fsroot,
-                                      srun_node_selection(plan));
-    if (!gate.unhealthy.empty()) {
-      diagnosis.kind = run::FailureKind::kNodeFailure;
-      diagnosis.failed_node = gate.unhealthy.front().node;
-      diagnosis.summary = "node " + diagnosis.failed_node + " is unhealthy after the failure (" +
-                          gate.unhealthy.front().reason + ")";
-    }
-  }
-  return requeue_or_fail(plan, *allocation, diagnosis);
+  TrainingJob job{std::move(plan), &profile,     request,        nodes,
+                  &layout,         &*allocation, options.fsroot, job_nodes && options.health_check};
+  return train_with_recovery(job, phases, started);
 }
 
 }  // namespace trn::launcher

@@ -1,5 +1,9 @@
 #include "train_phase.hpp"
 
+#include <signal.h>
+
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -7,6 +11,7 @@
 
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
+#include "trn/run/heartbeat.hpp"
 
 namespace trn::launcher {
 namespace {
@@ -53,10 +58,68 @@ std::vector<run::RankOutput> read_rank_outputs(const std::filesystem::path& log_
   return ranks;
 }
 
+std::vector<run::Heartbeat> read_heartbeats(const std::filesystem::path& dir) {
+  std::vector<run::Heartbeat> beats;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    if (entry.path().extension() != ".beat") continue;
+    std::ifstream file(entry.path());
+    std::string line;
+    if (std::getline(file, line)) {
+      if (auto beat = run::parse_heartbeat(line)) beats.push_back(std::move(*beat));
+    }
+  }
+  return beats;
+}
+
+// The newest step with a committed checkpoint manifest (ckpt_<step>.json) in `run_dir`; -1: none.
+long newest_checkpoint(const std::filesystem::path& run_dir) {
+  long newest = -1;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(run_dir, error)) {
+    const auto name = entry.path().filename().string();
+    if (!name.starts_with("ckpt_") || !name.ends_with(".json")) continue;
+    const auto digits = name.substr(5, name.size() - 10);
+    long step = 0;
+    const auto [end, parsed] = std::from_chars(digits.data(), digits.data() + digits.size(), step);
+    if (parsed == std::errc{} && end == digits.data() + digits.size())
+      newest = std::max(newest, step);
+  }
+  return newest;
+}
+
+bool wait_for_exit(int pid, std::chrono::milliseconds limit, int& status) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while ((status = wait_process(pid, /*block=*/false)) < 0) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+// SIGINT twice within a second makes srun ask Slurm to kill every task of the step at once
+// ("forcing job termination"); a srun still waiting for a lost node's answer after `grace` is
+// killed - Slurm cleans the step up when it marks the node down.
+int stop_srun(int pid, std::chrono::milliseconds grace) {
+  ::kill(pid, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::kill(pid, SIGINT);
+  int status = -1;
+  if (!wait_for_exit(pid, grace, status)) {
+    ::kill(pid, SIGKILL);
+    status = wait_process(pid);
+  }
+  return status;
+}
+
 }  // namespace
 
 TrainOutcome run_train_step(const TrainStep& step) {
   std::filesystem::create_directories(step.log_dir);
+  if (!step.watch_dir.empty()) {
+    std::filesystem::remove_all(step.watch_dir);
+    std::filesystem::create_directories(step.watch_dir);
+  }
   const auto prefix = step.phase + "_";
   const auto suffix = "_" + std::to_string(step.nnodes) + ".log";
   std::vector<std::string> argv = {
@@ -65,17 +128,92 @@ TrainOutcome run_train_step(const TrainStep& step) {
   argv.insert(argv.end(), step.srun_args.begin(), step.srun_args.end());
   argv.insert(argv.end(), step.command.begin(), step.command.end());
 
+  const auto started = std::chrono::steady_clock::now();
   const int pid = start_process(argv, {.extra_env = step.env});
   RankZeroFollower follower(step.log_dir / (prefix + step.first_node + suffix));
+  run::Watchdog watchdog(step.watchdog);
   TrainOutcome outcome;
+  std::optional<long> stop_after;  // a straggler to replace: stop after this step's checkpoint
+  auto next_look = started;
   for (;;) {
     outcome.status = wait_process(pid, /*block=*/false);
     follower.poll();
     if (outcome.status >= 0) break;
+    const auto now = std::chrono::steady_clock::now();
+    if (!step.watch_dir.empty() && now >= next_look) {
+      next_look = now + std::chrono::seconds(1);
+      const double elapsed = std::chrono::duration<double>(now - started).count();
+      const auto beats = read_heartbeats(step.watch_dir);
+      watchdog.observe(beats, elapsed);
+      // Where the ranks start from: their step once every one is past its start-up (a resumed
+      // run's checkpoint).
+      if (outcome.first_step < 0 && beats.size() == static_cast<std::size_t>(step.tasks) &&
+          std::none_of(beats.begin(), beats.end(),
+                       [](const run::Heartbeat& beat) { return beat.phase == "start"; })) {
+        outcome.first_step = watchdog.steps_done();
+      }
+      outcome.last_step = watchdog.steps_done();
+      if (outcome.first_step >= 0 && !outcome.first_step_done_s &&
+          outcome.last_step > outcome.first_step) {
+        outcome.first_step_done_s = elapsed;
+      }
+      for (auto& straggler : watchdog.take_new_stragglers()) {
+        std::cout << "trn-run: straggler: " << straggler.node << " computes " << straggler.ratio
+                  << "x the median node's time (window " << straggler.window << ")\n"
+                  << std::flush;
+        if (!stop_after && step.replace_straggler && step.replace_straggler(straggler)) {
+          stop_after = watchdog.steps_done();
+          outcome.straggler_replaced = straggler.node;
+          std::cout << "trn-run: replacing " << straggler.node
+                    << " with a spare at the next checkpoint\n"
+                    << std::flush;
+        }
+        outcome.stragglers.push_back(std::move(straggler));
+      }
+      const auto verdict = watchdog.verdict(elapsed);
+      if (verdict.event != run::WatchEvent::kNone) {
+        outcome.verdict = verdict;
+        outcome.detected_s = elapsed;
+        outcome.detected_unix =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        for (const auto& beat : beats) {
+          if (beat.phase != "failed")
+            outcome.last_beat_unix = std::max(outcome.last_beat_unix, beat.since);
+        }
+      }
+      if (verdict.event == run::WatchEvent::kFailed) {
+        outcome.stopped = StopReason::kFailedRank;
+        std::cout << "trn-run: rank " << verdict.failed_ranks.front() << " failed ("
+                  << verdict.first_error << "); stopping the step\n"
+                  << std::flush;
+        // srun ends the step itself (--kill-on-bad-exit) unless it waits for a lost node.
+        if (!wait_for_exit(pid, std::chrono::seconds(1), outcome.status))
+          outcome.status = stop_srun(pid, std::chrono::seconds(1));
+        break;
+      }
+      if (verdict.event == run::WatchEvent::kHang) {
+        outcome.stopped = StopReason::kHang;
+        std::cout << "trn-run: no step completed for " << static_cast<long>(verdict.stalled_s)
+                  << " s (deadline " << static_cast<long>(verdict.deadline_s) << " s) after step "
+                  << verdict.stuck_step << "; writing every rank's stack to "
+                  << step.watch_dir.string() << "\n"
+                  << std::flush;
+        ::kill(pid, SIGUSR1);  // srun passes it to every task: faulthandler writes the stacks
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+        outcome.status = stop_srun(pid, std::chrono::seconds(1));
+        break;
+      }
+      if (stop_after && newest_checkpoint(step.run_dir) > *stop_after) {
+        outcome.stopped = StopReason::kStraggler;
+        outcome.status = stop_srun(pid, std::chrono::seconds(1));
+        break;
+      }
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   follower.poll();
-  if (outcome.status != 0) {
+  if (outcome.status != 0 && outcome.stopped != StopReason::kStraggler) {
     outcome.diagnosis =
         run::diagnose_training_failure(read_rank_outputs(step.log_dir, prefix, suffix), step.tasks);
   }

@@ -35,10 +35,11 @@ kill_slurmd_until_exit() {
   on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
 }
 
-# Loses a whole node (slurmd, step daemons, tasks), likewise restored when the test exits.
+# Loses a whole node (slurmd, step daemons, tasks), likewise restored when the test exits (and
+# resumed: trn-run drains a node it lost).
 kill_node_until_exit() {
   cluster kill-node "$1"
-  on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
+  on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; slurm scontrol update NodeName='$1' State=RESUME >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
 }
 
 # Waits until every node of the cluster is idle again (after a test disturbed one).

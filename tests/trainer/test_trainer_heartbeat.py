@@ -26,7 +26,7 @@ def test_each_rank_beats_and_says_how_it_ended(corpus_dir, tmp_path):
         assert (beat["rank"], beat["step"], beat["phase"]) == (rank, 4, "exited")
         assert beat["node"] == socket.gethostname() and beat["window"] == 2
         assert 0 < beat["window_compute_s"] < 60 and 0 < beat["compute_s"] < 60
-        assert os.path.getsize(os.path.join(watch, f"rank{rank}.beat")) == 256
+        assert os.path.getsize(os.path.join(watch, f"rank{rank}.beat")) == 512
 
 
 def test_a_rank_that_fails_says_why(corpus_dir, tmp_path):

@@ -21,7 +21,7 @@ import time
 
 from .env_names import SLURMD_NODENAME, TRN_STRAGGLER_WINDOW, TRN_WATCH_DIR
 
-LINE_BYTES = 256
+LINE_BYTES = 512
 DEFAULT_WINDOW = 10
 
 
@@ -55,7 +55,7 @@ class Heartbeat:
                   "compute_s": round(self._compute[-1], 6) if self._compute else None,
                   "window": self._window_index, "window_compute_s": self._window_median}
         if error:
-            record["error"] = error[:80]
+            record["error"] = error[:240]
         line = json.dumps(record, separators=(",", ":")).encode()[:LINE_BYTES - 1]
         try:
             os.pwrite(self._fd, line.ljust(LINE_BYTES - 1) + b"\n", 0)

@@ -90,6 +90,7 @@ class Trainer:
                      "produce every graph and writing nothing")
         self.first = True
         self.unread = []  # steps whose values are not read yet (see read_due)
+        self.heartbeat.step_done(run.step)  # where it starts: the step it resumed from
         self.log.restart_clock()
 
     def record_steps(self, steps):

@@ -45,3 +45,11 @@ expect_eq "$(slurm scontrol show job -o "$job" | grep -o ' ExitCode=[^ ]*' | cut
 grep -q "neuron_parallel_compile is not installed on this Neuron node" "$scratch/trn-run-$job.out" ||
   fail "no install error without neuron_parallel_compile: $(cat "$scratch/trn-run-$job.out")"
 echo "ok: a Neuron node without neuron_parallel_compile is an install error"
+
+# Spares that leave no node to train on: the job fails at once, naming both counts and the fix.
+job=$(slurm_with_tools sbatch --parsable --nodes=2 -D "$scratch" trn-run bert_tiny --spare-nodes 2 --data "$(test_data_dir)")
+job_end_state "$job" >/dev/null
+expect_eq "$(slurm scontrol show job -o "$job" | grep -o ' ExitCode=[^ ]*' | cut -d= -f2)" "2:0" "exit code of --spare-nodes 2 in a 2-node job"
+grep -q "spare_nodes 2 leaves none of the 2 node(s) to train on: keep fewer spares (--spare-nodes) or submit with more nodes (sbatch --nodes=4)" "$scratch/trn-run-$job.out" ||
+  fail "--spare-nodes 2 in a 2-node job: $(cat "$scratch/trn-run-$job.out")"
+echo "ok: spares that leave no node to train on refused"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A node lost during training of a trn-run job (which asks for --requeue): its slurmd and every
+# A node lost during training of a trn-run job without spares: its slurmd and every
 # process on it die. The job is requeued, resumes from the last checkpoint, and ends at the same
 # final loss as an uninterrupted run. (Killing slurmd alone leaves the node's rank training,
 # and a fast machine finishes before Slurm notices: tests/integration/cluster covers that.)
@@ -39,5 +39,8 @@ first_step=$(awk -v line="$resumed" 'after && /^step [0-9]+\// { split($2, n, "/
 [[ -n $first_step ]] || { cat "$out"; fail "no step logged after '$resumed'"; }
 expect_eq "$first_step" "$((ckpt_step + 1))" "first step after resuming from ckpt_$ckpt_step.pt"
 final() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
+# trn-run found the lost node itself (it did not answer a one-task step) and drained it.
+slurm scontrol show node -o "$victim" | grep -q 'Reason=trn-health: runtime: lost' ||
+  fail "$victim not drained as lost: $(slurm scontrol show node -o "$victim" | grep -o 'Reason=.*')"
 expect_near "$(final "$run")" "$(final "$scratch/runs/bert_tiny-$reference")" 1e-5 "final loss after requeue vs uninterrupted"
 echo "ok: resumed after requeue to final loss $(final "$run")"

@@ -1,0 +1,249 @@
+#include "in_job_recovery.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+
+#include "common/exit_codes.hpp"
+#include "common/node_drain.hpp"
+#include "health_gate.hpp"
+#include "job_outcome.hpp"
+#include "node_probe.hpp"
+#include "step_nodes.hpp"
+#include "step_setup.hpp"
+#include "train_phase.hpp"
+#include "trn/common/env_names.hpp"
+#include "trn/health/check_result.hpp"
+#include "trn/plan/plan_report.hpp"
+#include "trn/plan/task_command.hpp"
+#include "trn/run/spare_swap.hpp"
+
+namespace trn::launcher {
+namespace {
+
+// A node answers a one-task step within this or is lost (a live one takes well under a second).
+constexpr auto kProbeLimit = std::chrono::seconds(2);
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, unsigned attempt) {
+  TrainStep step;
+  step.srun_args = srun_layout(plan);
+  // A step stopped because a node was lost holds its nodes until Slurm marks that node down
+  // (SlurmdTimeout): --overlap lets the restarted step start on the survivors at once.
+  step.srun_args.emplace_back("--overlap");
+  step.command = plan::task_command(plan.command, plan.processes_per_task);
+  step.env = step_environment(plan, layout);
+  for (const auto& [name, value] : plan.train_env) step.env[name] = value;
+  step.watch_dir = plan.run_dir / "watch" / ("attempt-" + std::to_string(attempt));
+  step.env[std::string(env::kTrnWatchDir)] = step.watch_dir.string();
+  step.env[std::string(env::kTrnStragglerWindow)] = std::to_string(plan.straggler_window);
+  step.watchdog.hang_floor_s = static_cast<double>(plan.hang_timeout_s);
+  step.log_dir = plan.run_dir / "logs";
+  step.phase = attempt == 0 ? "train" : "train-r" + std::to_string(attempt);  // logs per start
+  step.nnodes = static_cast<unsigned>(plan.nodes);
+  step.first_node = plan.node_list.front();
+  step.tasks = static_cast<unsigned>(plan.nodes * plan.tasks_per_node);
+  step.run_dir = plan.run_dir;
+  return step;
+}
+
+// Why the step ended, and the nodes to take out of the job (drained with their reason).
+struct Failure {
+  std::string cause;  // node failure, node lost, hang, straggler, failure
+  std::vector<std::pair<std::string, std::string>> nodes;  // node, drain reason
+  std::string summary;  // what happened, when the ranks' diagnosis does not say it
+};
+
+Failure find_failed_nodes(const TrainOutcome& outcome, const TrainingJob& job) {
+  Failure failure;
+  const auto add = [&](const std::string& node, const std::string& what) {
+    const health::CheckResult check{"runtime", health::CheckStatus::kFailed, what, 0};
+    failure.nodes.emplace_back(node, health::drain_reason(check));
+  };
+  if (outcome.stopped == StopReason::kStraggler) {
+    failure.cause = "straggler";
+    add(outcome.straggler_replaced, "straggler: computes over 1.15x the median node's time");
+    failure.summary = "node " + outcome.straggler_replaced + " straggles";
+    return failure;
+  }
+  if (!outcome.diagnosis.failed_node.empty()) {  // a rank printed a Neuron hardware status
+    failure.cause = "node failure";
+    add(outcome.diagnosis.failed_node, outcome.diagnosis.node_evidence);
+    return failure;
+  }
+  if (outcome.stopped == StopReason::kHang) {
+    failure.cause = "hang";
+    const auto& verdict = outcome.verdict;
+    for (const auto& node : verdict.stuck_nodes) {
+      add(node, "hang: rank(s) on it never reached the all-reduce after step " +
+                    std::to_string(verdict.stuck_step));
+    }
+    failure.summary =
+        "no step completed for " + std::to_string(static_cast<long>(verdict.stalled_s)) +
+        " s after step " + std::to_string(verdict.stuck_step) +
+        (verdict.stuck_nodes.empty() ? "" : " (stuck: " + joined(verdict.stuck_nodes) + ")");
+    return failure;
+  }
+  // A lost node: its ranks went silent, the others failed talking to them. Which node does
+  // not answer a one-task step says it, without waiting for Slurm to mark it down.
+  const auto lost = unresponsive_nodes(job.plan.node_list, kProbeLimit);
+  if (!lost.empty()) {
+    failure.cause = "node lost";
+    for (const auto& node : lost) add(node, "lost: did not answer after the training step failed");
+    failure.summary = "node(s) " + joined(lost) + " lost";
+    return failure;
+  }
+  failure.cause = "failure";
+  if (job.health_check) {
+    // A NEURON_HW_ERR on a node since the gate makes the failure that node's, whatever the
+    // ranks printed (the same error on every rank looks like a user error).
+    std::vector<NodeFacts> in_plan;
+    for (const auto& node : job.nodes) {
+      if (std::find(job.plan.node_list.begin(), job.plan.node_list.end(), node.node) !=
+          job.plan.node_list.end())
+        in_plan.push_back(node);
+    }
+    const auto gate = run_health_gate(job.layout->bin_dir / "trn-health", in_plan, job.fsroot,
+                                      srun_node_selection(job.plan));
+    for (const auto& sick : gate.unhealthy) failure.nodes.emplace_back(sick.node, sick.reason);
+    if (!gate.unhealthy.empty()) {
+      failure.cause = "node failure";
+      failure.summary = "node " + gate.unhealthy.front().node +
+                        " is unhealthy after the failure (" + gate.unhealthy.front().reason + ")";
+    }
+  }
+  return failure;
+}
+
+// The plan on `nodes` (the same count as before: the world keeps its size and shape).
+plan::Plan replan(const TrainingJob& job, const run::NodeSwap& swap,
+                  const std::vector<std::string>& drained) {
+  std::vector<plan::NodeCores> cores;
+  for (const auto& name : swap.nodes) {
+    const auto it = std::find_if(job.nodes.begin(), job.nodes.end(),
+                                 [&](const NodeFacts& facts) { return facts.node == name; });
+    cores.push_back({name, it->neuron_cores});
+  }
+  auto request = job.request;
+  request.cluster = plan::cluster_shape_of(cores, job.allocation->job_id);
+  request.cluster.instance_type = job.request.cluster.instance_type;
+  request.continues_run = true;
+  auto plan = plan::make_plan(*job.profile, request);
+  plan.spare_nodes = swap.spares;
+  plan.excluded_nodes = job.plan.excluded_nodes;
+  plan.excluded_nodes.insert(plan.excluded_nodes.end(), drained.begin(), drained.end());
+  return plan;
+}
+
+nlohmann::json straggler_records(const std::vector<run::Straggler>& stragglers) {
+  auto records = nlohmann::json::array();
+  for (const auto& s : stragglers)
+    records.push_back({{"node", s.node}, {"ratio", s.ratio}, {"window", s.window}});
+  return records;
+}
+
+}  // namespace
+
+int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
+                        std::chrono::steady_clock::time_point started) {
+  auto recoveries = nlohmann::json::array();
+  auto stragglers = nlohmann::json::array();
+  const auto train_started = std::chrono::steady_clock::now();
+  // The recovery in progress: completed once the restarted step completes its first step.
+  std::optional<std::size_t> pending;
+  for (unsigned attempt = 0;; ++attempt) {
+    auto step = training_step(job.plan, *job.layout, attempt);
+    if (job.plan.replace_stragglers && !job.plan.spare_nodes.empty()) {
+      step.replace_straggler = [](const run::Straggler&) { return true; };
+    }
+    std::cout << "trn-run: training"
+              << (attempt ? " (restart " + std::to_string(attempt) + ")" : "") << ": "
+              << plan::display_command(step.command) << '\n'
+              << std::flush;
+    const auto step_started = std::chrono::steady_clock::now();
+    const auto outcome = run_train_step(step);
+    for (const auto& record : straggler_records(outcome.stragglers)) stragglers.push_back(record);
+    if (pending) {
+      auto& record = recoveries[*pending];
+      record["resumed_from_step"] = outcome.first_step;
+      record["steps_redone"] = std::max(0L, record["last_step"].get<long>() - outcome.first_step);
+      if (outcome.first_step_done_s) record["first_step_s"] = *outcome.first_step_done_s;
+      pending.reset();
+    }
+    phases["train_seconds"] = seconds_since(train_started);
+    phases["restart_count"] = job.allocation->restart_count;
+    phases["recoveries"] = recoveries;
+    phases["stragglers"] = stragglers;
+    if (outcome.status == 0 && outcome.stopped == StopReason::kNone) {
+      write_results(job.plan, phases);
+      std::cout << "trn-run: done in " << seconds_since(started) << " s; results in "
+                << (job.plan.run_dir / "results.json").string() << '\n';
+      return kSuccess;
+    }
+    const auto detected = std::chrono::steady_clock::now();
+    auto diagnosis = outcome.diagnosis;
+    const auto failure = find_failed_nodes(outcome, job);
+    if (failure.nodes.empty() && diagnosis.kind == run::FailureKind::kUserError &&
+        outcome.stopped != StopReason::kHang)
+      return requeue_or_fail(job.plan, *job.allocation, diagnosis);
+    std::vector<std::string> failed;
+    const auto drain_started = std::chrono::steady_clock::now();
+    for (const auto& [node, reason] : failure.nodes) {
+      std::string message;
+      const bool drained = drain_node(node, reason, message);
+      std::cerr << "trn-run: " << node << " failed (" << reason << "); "
+                << (drained ? "drained" : message) << '\n';
+      failed.push_back(node);
+    }
+    const double drain_s = seconds_since(drain_started);
+    const auto swap = run::swap_in_spares(node_names(job.nodes), job.plan.node_list,
+                                          job.plan.spare_nodes, failed);
+    // In-job restarts and requeues share max_restarts: the requeue decision counts both.
+    auto counted = *job.allocation;
+    counted.restart_count += attempt;
+    if (!swap || static_cast<std::int64_t>(counted.restart_count) >= job.plan.max_restarts) {
+      if (!failed.empty()) {
+        diagnosis.kind = run::FailureKind::kNodeFailure;
+        if (diagnosis.failed_node.empty()) diagnosis.failed_node = failed.front();
+        if (!failure.summary.empty()) diagnosis.summary = failure.summary;
+        if (job.plan.spares_wanted > 0)
+          diagnosis.summary += swap ? "; no in-job restart left" : "; no spare node left";
+      }
+      return requeue_or_fail(job.plan, counted, diagnosis);
+    }
+    job.plan = replan(job, *swap, failed);
+    std::string replaced;
+    for (const auto& [lost, spare] : swap->replaced) {
+      if (!replaced.empty()) replaced += ", ";
+      replaced.append(lost).append(" -> ").append(spare);
+    }
+    std::cout << "trn-run: " << failure.cause << (failed.empty() ? "" : " on " + joined(failed))
+              << (replaced.empty() ? "; restarting on the same nodes" : "; replaced " + replaced)
+              << " (" << swap->spares.size()
+              << " spare(s) left); training again from the newest checkpoint\n"
+              << std::flush;
+    recoveries.push_back(
+        {{"cause", failure.cause},
+         {"nodes", failed},
+         {"replaced", replaced},
+         {"detected_after_s", outcome.detected_s},
+         // From the silent ranks' last heartbeat to the watchdog's finding.
+         {"detection_s",
+          outcome.last_beat_unix > 0 ? outcome.detected_unix - outcome.last_beat_unix : 0.0},
+         {"step_ran_s", std::chrono::duration<double>(detected - step_started).count()},
+         {"find_s", std::chrono::duration<double>(drain_started - detected).count()},
+         {"drain_s", drain_s},
+         {"restart_s", seconds_since(detected)},
+         {"last_step", outcome.last_step}});
+    if (!outcome.verdict.first_error.empty())
+      recoveries.back()["error"] = outcome.verdict.first_error;
+    pending = recoveries.size() - 1;
+  }
+}
+
+}  // namespace trn::launcher

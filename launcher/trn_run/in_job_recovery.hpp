@@ -1,0 +1,35 @@
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "install_layout.hpp"
+#include "node_facts.hpp"
+#include "trn/plan/plan.hpp"
+#include "trn/plan/profile.hpp"
+#include "trn/run/slurm_allocation.hpp"
+
+namespace trn::launcher {
+
+// What the training phase needs to plan again after a node is swapped.
+struct TrainingJob {
+  plan::Plan plan;
+  const plan::Profile* profile = nullptr;
+  plan::PlanRequest request;
+  std::vector<NodeFacts> nodes;  // every node of the job, in its order
+  const InstallLayout* layout = nullptr;
+  const run::SlurmAllocation* allocation = nullptr;
+  std::string fsroot;
+  bool health_check = true;  // look for a failed node with trn-health when nothing else names one
+};
+
+// Trains, watching the ranks (train_phase), and recovers inside the allocation: a lost, hung
+// or failed node is drained and replaced by a spare and training starts again from the newest
+// checkpoint, up to max_restarts times; without a spare the job is requeued as before
+// (docs/recovery.md). Writes results.json's phases and recoveries; returns trn-run's exit code.
+int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
+                        std::chrono::steady_clock::time_point started);
+
+}  // namespace trn::launcher

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "install_layout.hpp"
+#include "trn/plan/plan.hpp"
+
+namespace trn::launcher {
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// srun's options for the plan's nodes and tasks.
+std::vector<std::string> srun_layout(const plan::Plan& plan);
+
+// The environment every step of the plan gets: the profile's env, the trainer on PYTHONPATH,
+// the cluster install's training environment first on PATH.
+std::map<std::string, std::string> step_environment(const plan::Plan& plan,
+                                                    const InstallLayout& layout);
+
+}  // namespace trn::launcher

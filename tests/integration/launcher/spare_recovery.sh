@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# In-job recovery with spare nodes (docs/recovery.md): a 4-node trn-run job with --spare-nodes 2
+# trains on 2 nodes. (1) The second training node is lost (slurmd, step daemons and tasks
+# killed): trn-run finds it without waiting for Slurm, drains it and starts a new training step
+# with the first spare in its place, in the same job. (2) A rank on that spare then stops
+# (SIGSTOP, as a hung device would): the watchdog names it from the heartbeats, every rank's
+# stack is written, its node is drained and the second spare takes over. The job is never
+# requeued, the world keeps its size, and the final loss equals an uninterrupted 2-node run's.
+source "$(dirname "$0")/../lib.sh"
+make_scratch
+node() { echo "$TRN_TEST_CLUSTER-$1"; }
+for i in 2 3; do on_exit "slurm scontrol update NodeName=$(node "$i") State=RESUME >/dev/null 2>&1 || true"; done
+args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 40 --set checkpoint_every=2)
+reference=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
+wait_job "$reference" >/dev/null
+
+job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=4 --nodelist="$(node 1),$(node 2),$(node 3),$(node 4)" \
+  -D "$scratch" trn-run "${args[@]}" --spare-nodes 2 --hang-timeout 4)
+run="$scratch/runs/bert_tiny-$job"
+out="$scratch/trn-run-$job.out"
+# The newest committed checkpoint's step (0: none yet).
+newest() { ls "$run" 2>/dev/null | sed -n 's/^ckpt_\([0-9]*\)\.json$/\1/p' | sort -n | tail -n 1 | grep . || echo 0; }
+committed_since() { (($(newest) >= $1)); }
+says() { grep -q "$1" "$out" 2>/dev/null; }
+
+wait_until 300 "a checkpoint at step 4 or later in $run" committed_since 4
+grep -q "2 node(s) kept to replace a lost one in the job: $(node 3), $(node 4)" "$out" || { cat "$out"; fail "the plan names no spares"; }
+kill_node_until_exit "$(node 2)"
+echo "lost $(node 2) after step $(newest)"
+wait_until 60 "$(node 2) replaced by $(node 3)" says "replaced $(node 2) -> $(node 3)"
+
+# The restarted step on nodes 1 and 3: stop node 3's rank once it trained past a checkpoint.
+watch="$run/watch/attempt-1"
+after=$(($(newest) + 2))
+wait_until 120 "a checkpoint at step $after or later" committed_since "$after"
+pid=$(json_field "$watch/rank1.beat" "d['pid']")
+node_of_rank1=$(json_field "$watch/rank1.beat" "d['node']")
+expect_eq "$node_of_rank1" "$(node 3)" "node of rank 1 after the first recovery"
+kill -STOP "$pid"
+on_exit "kill -CONT $pid 2>/dev/null"
+echo "stopped rank 1 (pid $pid) on $(node 3) after step $(newest)"
+
+state=$(job_end_state "$job")
+[[ $state == COMPLETED ]] || { cat "$out"; fail "job $job ended $state"; }
+says "hang" || { cat "$out"; fail "no hang reported"; }
+says "replaced $(node 3) -> $(node 4)" || { cat "$out"; fail "$(node 3) not replaced by $(node 4) after the hang"; }
+# The stopped rank's stack cannot be written, rank 0's (waiting in the all-reduce) is.
+grep -q "File " "$watch/rank0.stack" || fail "rank 0's stack not written to $watch/rank0.stack"
+reason() { slurm scontrol show node -o "$(node "$1")" | grep -o 'Reason=[^=]*' ; }
+reason 2 | grep -q '^Reason=trn-health: runtime: lost' || fail "node 2: $(reason 2)"
+reason 3 | grep -q '^Reason=trn-health: runtime: hang' || fail "node 3: $(reason 3)"
+restarts=$(slurm scontrol show job -o "$job" | grep -o ' Restarts=[0-9]*' | cut -d= -f2)
+expect_eq "$restarts" 0 "Slurm requeues of job $job"
+
+recoveries=$(json_field "$run/results.json" "' '.join(r['cause'] + ':' + ','.join(r['nodes']) for r in d['phases']['recoveries'])")
+expect_eq "$recoveries" "node lost:$(node 2) hang:$(node 3)" "recoveries in results.json"
+json_field "$run/results.json" "d['phases']['recoveries']" |
+  sed 's/^/recoveries: /'
+for i in 0 1; do
+  redone=$(json_field "$run/results.json" "d['phases']['recoveries'][$i]['steps_redone']")
+  ((redone >= 0 && redone <= 4)) || fail "recovery $i redid $redone steps, more than two checkpoint intervals"
+done
+expect_eq "$(json_field "$run/results.json" "d['plan']['nodes']")" 2 "nodes training at the end"
+final() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
+expect_near "$(final "$run")" "$(final "$scratch/runs/bert_tiny-$reference")" 1e-5 "final loss after two recoveries vs uninterrupted"
+echo "ok: two recoveries in job $job, final loss $(final "$run")"
