@@ -27,10 +27,11 @@ std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::str
   return find_neuron_tool("neuron_parallel_compile", path);
 }
 
-std::vector<std::string> one_task_per_node(const plan::Plan& plan) {
+std::vector<std::string> one_task_per_node(const plan::Plan& plan, bool overlap) {
   const auto nodes = std::to_string(plan.nodes);
   std::vector<std::string> argv = {"srun", "--nodes=" + nodes, "--ntasks=" + nodes,
                                    "--ntasks-per-node=1"};
+  if (overlap) argv.emplace_back("--overlap");
   for (auto& option : srun_node_selection(plan)) argv.push_back(std::move(option));
   return argv;
 }
@@ -82,7 +83,7 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   }
   // One report per node, in a file of its own: trn-cache prints a multi-line JSON document.
   const auto log_dir = request.plan->run_dir / "logs";
-  auto argv = one_task_per_node(*request.plan);
+  auto argv = one_task_per_node(*request.plan, request.overlap);
   argv.insert(argv.end(),
               {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
                "pull", "--from", request.tiers.shared->string(), "--json"});
@@ -141,7 +142,7 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   const auto log_dir = plan.run_dir / "logs";
   const auto suffix = "_" + std::to_string(plan.nodes) + ".log";
-  auto argv = one_task_per_node(plan);
+  auto argv = one_task_per_node(plan, request.overlap);
   argv.insert(argv.end(), {"--label", "--output=" + (log_dir / ("compile_%N" + suffix)).string(),
                            request.launcher.string(), "compile-agent", "--"});
   const auto task = compile_task_command(plan);
@@ -176,7 +177,7 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
       manifest_root, key,
       {{"configuration", configuration}, {"profile", plan.profile}, {"summary", result.report}});
   if (request.tiers.shared) {
-    auto push = one_task_per_node(plan);
+    auto push = one_task_per_node(plan, request.overlap);
     push.insert(push.end(),
                 {request.trn_cache.string(), "push", "--to", request.tiers.shared->string()});
     if (run_process(push, {.extra_env = request.env}) != 0) {

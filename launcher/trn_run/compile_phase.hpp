@@ -27,6 +27,9 @@ struct CompileRequest {
   std::filesystem::path trn_cache;
   std::map<std::string, std::string> env;
   bool force = false;
+  // srun --overlap: the steps may start beside one that still holds the nodes (in-job recovery:
+  // a step stopped because a node was lost is not cleaned up until Slurm marks the node down).
+  bool overlap = false;
 };
 
 // Phase 1: every node copies complete entries from the shared tier. Returns the JSON report.

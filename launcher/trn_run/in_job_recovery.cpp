@@ -222,6 +222,14 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
       if (!replaced.empty()) replaced += ", ";
       replaced.append(lost).append(" -> ").append(spare);
     }
+    nlohmann::json cache_pull;
+    if (!swap->replaced.empty()) {
+      auto pull = job.cache;
+      pull.plan = &job.plan;
+      pull.env = step_environment(job.plan, *job.layout);
+      pull.overlap = true;
+      cache_pull = pull_cache(pull);
+    }
     std::cout << "trn-run: " << failure.cause << (failed.empty() ? "" : " on " + joined(failed))
               << (replaced.empty() ? "; restarting on the same nodes" : "; replaced " + replaced)
               << " (" << swap->spares.size()
@@ -240,6 +248,7 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
          {"drain_s", drain_s},
          {"restart_s", seconds_since(detected)},
          {"last_step", outcome.last_step}});
+    if (!cache_pull.is_null()) recoveries.back()["cache_pull"] = cache_pull;
     if (!outcome.verdict.first_error.empty())
       recoveries.back()["error"] = outcome.verdict.first_error;
     pending = recoveries.size() - 1;

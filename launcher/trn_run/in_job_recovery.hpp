@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compile_phase.hpp"
 #include "install_layout.hpp"
 #include "node_facts.hpp"
 #include "trn/plan/plan.hpp"
@@ -23,6 +24,9 @@ struct TrainingJob {
   const run::SlurmAllocation* allocation = nullptr;
   std::string fsroot;
   bool health_check = true;  // look for a failed node with trn-health when nothing else names one
+  // The compile cache's tiers and tools: a spare swapped in pulls the shared tier's graphs into
+  // its node-local tier before training there, so that nothing recompiles.
+  CompileRequest cache;
 };
 
 // Trains, watching the ranks (train_phase), and recovers inside the allocation: a lost, hung

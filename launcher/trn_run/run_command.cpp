@@ -374,8 +374,10 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (mode == Mode::kCompile) return kSuccess;
   phases["before_train_seconds"] = seconds_since(started);
 
+  compile.plan = nullptr;  // the plan moves into the job
   TrainingJob job{std::move(plan), &profile,     request,        nodes,
-                  &layout,         &*allocation, options.fsroot, job_nodes && options.health_check};
+                  &layout,         &*allocation, options.fsroot, job_nodes && options.health_check,
+                  compile};
   return train_with_recovery(job, phases, started);
 }
 

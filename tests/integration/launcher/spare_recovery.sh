@@ -4,8 +4,9 @@
 # killed): trn-run finds it without waiting for Slurm, drains it and starts a new training step
 # with the first spare in its place, in the same job. (2) A rank on that spare then stops
 # (SIGSTOP, as a hung device would): the watchdog names it from the heartbeats, every rank's
-# stack is written, its node is drained and the second spare takes over. The job is never
-# requeued, the world keeps its size, and the final loss equals an uninterrupted 2-node run's.
+# stack is written, its node is drained and the second spare takes over (each spare first pulls
+# the shared compile-cache tier). The job is never requeued, the world keeps its size, and the
+# final loss equals an uninterrupted 2-node run's.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 node() { echo "$TRN_TEST_CLUSTER-$1"; }
@@ -14,8 +15,10 @@ args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 
 reference=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 wait_job "$reference" >/dev/null
 
+# A shared compile-cache tier: a spare pulls from it before it trains, the idle spares do not.
+mkdir -p "$scratch/shared-cache"
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=4 --nodelist="$(node 1),$(node 2),$(node 3),$(node 4)" \
-  -D "$scratch" trn-run "${args[@]}" --spare-nodes 2 --hang-timeout 4)
+  -D "$scratch" trn-run "${args[@]}" --spare-nodes 2 --hang-timeout 4 --cache-shared "$scratch/shared-cache")
 run="$scratch/runs/bert_tiny-$job"
 out="$scratch/trn-run-$job.out"
 # The newest committed checkpoint's step (0: none yet).
@@ -25,6 +28,8 @@ says() { grep -q "$1" "$out" 2>/dev/null; }
 
 wait_until 300 "a checkpoint at step 4 or later in $run" committed_since 4
 grep -q "2 node(s) kept to replace a lost one in the job: $(node 3), $(node 4)" "$out" || { cat "$out"; fail "the plan names no spares"; }
+[[ -f $run/logs/pull_$(node 1).json && ! -e $run/logs/pull_$(node 3).json ]] ||
+  fail "the cache pull before training ran on $(ls "$run/logs"), not on the training nodes alone"
 kill_node_until_exit "$(node 2)"
 echo "lost $(node 2) after step $(newest)"
 wait_until 60 "$(node 2) replaced by $(node 3)" says "replaced $(node 2) -> $(node 3)"
@@ -44,6 +49,9 @@ state=$(job_end_state "$job")
 [[ $state == COMPLETED ]] || { cat "$out"; fail "job $job ended $state"; }
 says "hang" || { cat "$out"; fail "no hang reported"; }
 says "replaced $(node 3) -> $(node 4)" || { cat "$out"; fail "$(node 3) not replaced by $(node 4) after the hang"; }
+for i in 3 4; do
+  [[ -f $run/logs/pull_$(node "$i").json ]] || fail "$(node "$i") did not pull the shared cache tier when it was swapped in"
+done
 # The stopped rank's stack cannot be written, rank 0's (waiting in the all-reduce) is.
 grep -q "File " "$watch/rank0.stack" || fail "rank 0's stack not written to $watch/rank0.stack"
 reason() { slurm scontrol show node -o "$(node "$1")" | grep -o 'Reason=[^=]*' ; }
