@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # trn-run on a local 4-node cluster: (1) its own time from start to the training srun with the
-# compile phase skipped, (2) recovery after a node is lost (slurmd and its tasks killed): seconds from the kill to
-# the first resumed training step, and steps lost (redone after resuming). Slurm holds a
-# requeued job for about two minutes (BeginTime) before it may start again; that hold is part
-# of the recovery time and is shown separately.
+# compile phase skipped, (2) recovery after a node is lost (slurmd and its tasks killed), side by
+# side: the requeue path without a spare vs in-job restart with a spare (docs/recovery.md) -
+# seconds from the kill to the first resumed training step, and steps redone after resuming.
 # Usage: bench/launcher/overhead_and_recovery.sh [BUILD_DIR]   (default build/default)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -21,40 +20,55 @@ for round in 1 2 3; do
 done
 overhead=$(printf '%s\n' "${overheads[@]}" | sort -g | sed -n 2p)
 
-job=$(slurm sbatch --parsable --exclusive --nodes=2 -D "$work" trn-run "${args[@]}" --steps 40 --set checkpoint_every=5)
-run=$work/runs/bert_tiny-$job
-wait_until 600 "checkpoint $run/ckpt_10 committed" test -f "$run/ckpt_10.json"
-victim=$(slurm scontrol show hostnames "$(job_field "$job" NodeList)" | tail -n 1)
-cluster kill-node "$victim"
-killed=$(date +%s.%N)
-restarted_once() { [[ $(job_field "$job" Restarts) -ge 1 ]]; }
-wait_until 120 "job $job requeued after losing $victim" restarted_once
-requeued=$(date +%s.%N)
-running() { [[ $(job_field "$job" JobState) == RUNNING ]]; }
-wait_until 300 "requeued job $job running again" running
-restarted=$(date +%s.%N)
-# The first resumed step: a metrics row written by the restarted run.
-second_run_logged() {
-  /usr/bin/python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if sum(1 for r in rows if r.get('first_of_run')) >= 2 else 1)" "$run/metrics.jsonl" 2>/dev/null
-}
-wait_until 600 "a step of the resumed run in $run/metrics.jsonl" second_run_logged
-resumed=$(date +%s.%N)
-# Steps lost: the first run's last logged step minus the checkpoint the second run resumed from.
-steps_lost=$(/usr/bin/python3 - "$run/metrics.jsonl" <<'PY'
+# recover MODE: a job loses its second node (slurmd and its tasks killed) right after the step-10
+# checkpoint. requeue: 2 nodes, no spare (the job is requeued; trn-run releases Slurm's hold on
+# it); spare: 3 nodes with --spare-nodes 1 (the spare takes over inside the job). Sets
+# total_<MODE> (kill -> first resumed step), lost_<MODE> (steps redone) and split_<MODE>.
+recover() {
+  local mode=$1 nodes=2 extra=() job run victim killed resumed
+  [[ $mode == spare ]] && { nodes=3; extra=(--spare-nodes 1); }
+  job=$(slurm sbatch --parsable --exclusive --nodes=$nodes -D "$work" trn-run "${args[@]}" --steps 40 \
+    --set checkpoint_every=5 "${extra[@]}")
+  run=$work/runs/bert_tiny-$job
+  wait_until 600 "checkpoint $run/ckpt_10 committed" test -f "$run/ckpt_10.json"
+  victim=$(slurm scontrol show hostnames "$(job_field "$job" NodeList)" | sed -n 2p)
+  cluster kill-node "$victim"
+  killed=$(date +%s.%N)
+  # The first resumed step: a metrics row written by the restarted run.
+  second_run_logged() {
+    /usr/bin/python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if sum(1 for r in rows if r.get('first_of_run')) >= 2 else 1)" "$run/metrics.jsonl" 2>/dev/null
+  }
+  wait_until 600 "a step of the resumed run in $run/metrics.jsonl" second_run_logged
+  resumed=$(date +%s.%N)
+  # Steps lost: the first run's last logged step minus the checkpoint the second run resumed from.
+  printf -v "lost_$mode" %s "$(/usr/bin/python3 - "$run/metrics.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 restart = [i for i, row in enumerate(rows) if row.get("first_of_run")][1]
 print(max(row["step"] for row in rows[:restart]) - (rows[restart]["step"] - 1))
 PY
-)
-wait_done "$job"
+)"
+  printf -v "total_$mode" %.1f "$(echo "$resumed - $killed" | bc)"
+  wait_done "$job"
+  if [[ $mode == spare ]]; then
+    split_spare=$(field "$run/results.json" "'detect %.1f + find %.1f + drain %.1f + restart %.1f + first step %.1f s' % tuple(d['phases']['recoveries'][0][k] for k in ('detection_s', 'find_s', 'drain_s', 'restart_s', 'first_step_s'))")
+  else
+    split_requeue="restarts $(job_field "$job" Restarts) (Slurm requeue, hold released by trn-run)"
+  fi
+  cluster start-slurmd "$victim" >/dev/null
+  slurm scontrol update NodeName="$victim" State=RESUME 2>/dev/null || true
+  all_idle() { [[ $(slurm sinfo -h -N -t idle -o %N | sort -u | wc -l) -eq 4 ]]; }
+  wait_until 120 "every node idle again" all_idle
+}
+recover requeue
+recover spare
 
 echo "trn-run on a local 4-node cluster, $(nproc) cores, $(date -u +%F)"
 printf '| %-52s | %10s | %8s |\n' measurement measured target
 printf '|%s|%s|%s|\n' "------------------------------------------------------" "------------" "----------"
 printf '| %-52s | %8.3f s | %6s s |\n' "trn-run start to training srun (compile skipped)" "$overhead" 1
-printf '| %-52s | %8.1f s | %8s |\n' "node lost -> job requeued" "$(echo "$requeued - $killed" | bc)" "-"
-printf '| %-52s | %8.1f s | %8s |\n' "requeued -> running again (Slurm BeginTime hold)" "$(echo "$restarted - $requeued" | bc)" "-"
-printf '| %-52s | %8.1f s | %8s |\n' "running again -> first resumed step" "$(echo "$resumed - $restarted" | bc)" "-"
-printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step (total)" "$(echo "$resumed - $killed" | bc)" "-"
-printf '| %-52s | %10s | %8s |\n' "steps lost (logged before kill - resumed from)" "$steps_lost" "<= 5"
+printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: requeue, no spare" "$total_requeue" "-"
+printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: in-job, a spare" "$total_spare" 30
+printf '| %-52s | %10s | %8s |\n' "steps redone: requeue / in-job" "$lost_requeue / $lost_spare" "<= 5"
+echo "requeue: $split_requeue"
+echo "in-job: $split_spare"
