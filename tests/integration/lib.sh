@@ -98,3 +98,16 @@ test_data_dir() { echo "$TRN_BUILD_DIR/tests/integration/data"; }
 
 # A JSON field: json_field FILE EXPRESSION (Python, `d` is the document).
 json_field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# A finished run's final loss, as its results.json reports it.
+final_loss() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
+
+# The uninterrupted run the recovery tests compare with (the trn_reference fixture,
+# launcher/reference_run.sh): 2 nodes, bert_tiny, 40 steps; add --output-root and the
+# checkpoint settings. reference_final_loss prints its final loss.
+reference_args=(bert_tiny --data "$(test_data_dir)" --steps 40)
+reference_dir() { echo "$TRN_BUILD_DIR/tests/integration/reference"; }
+reference_final_loss() {
+  [[ -s $(reference_dir)/final_loss ]] || fail "no reference run in $(reference_dir): run the trn_run_reference test (fixture)"
+  cat "$(reference_dir)/final_loss"
+}

@@ -1,13 +1,12 @@
 #!/usr/bin/env bash
-# A node lost during training of a trn-run job without spares: its slurmd and every
-# process on it die. The job is requeued, resumes from the last checkpoint, and ends at the same
-# final loss as an uninterrupted run. (Killing slurmd alone leaves the node's rank training,
-# and a fast machine finishes before Slurm notices: tests/integration/cluster covers that.)
+# A node lost during training of a trn-run job without spares: its slurmd and every process on
+# it die. trn-run finds the node (it no longer answers), drains it and requeues the job, which
+# resumes from the last checkpoint and ends at the same final loss as an uninterrupted run (the
+# trn_reference fixture). (Killing slurmd alone leaves the node's rank training, and a fast
+# machine finishes before Slurm notices: tests/integration/cluster covers that.)
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 24 --set checkpoint_every=4)
-reference=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
-wait_job "$reference" >/dev/null
+args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=4)
 
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 run="$scratch/runs/bert_tiny-$job"
@@ -38,9 +37,8 @@ first_step=$(awk -v line="$resumed" 'after && /^step [0-9]+\// { split($2, n, "/
                                      index($0, line) == 1 { after = 1 }' "$out")
 [[ -n $first_step ]] || { cat "$out"; fail "no step logged after '$resumed'"; }
 expect_eq "$first_step" "$((ckpt_step + 1))" "first step after resuming from ckpt_$ckpt_step.pt"
-final() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
 # trn-run found the lost node itself (it did not answer a one-task step) and drained it.
 slurm scontrol show node -o "$victim" | grep -q 'Reason=trn-health: runtime: lost' ||
   fail "$victim not drained as lost: $(slurm scontrol show node -o "$victim" | grep -o 'Reason=.*')"
-expect_near "$(final "$run")" "$(final "$scratch/runs/bert_tiny-$reference")" 1e-5 "final loss after requeue vs uninterrupted"
-echo "ok: resumed after requeue to final loss $(final "$run")"
+expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after requeue vs uninterrupted"
+echo "ok: resumed after requeue to final loss $(final_loss "$run")"

@@ -11,9 +11,7 @@ source "$(dirname "$0")/../lib.sh"
 make_scratch
 node() { echo "$TRN_TEST_CLUSTER-$1"; }
 for i in 2 3; do on_exit "slurm scontrol update NodeName=$(node "$i") State=RESUME >/dev/null 2>&1 || true"; done
-args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 40 --set checkpoint_every=2)
-reference=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
-wait_job "$reference" >/dev/null
+args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=2)
 
 # A shared compile-cache tier: a spare pulls from it before it trains, the idle spares do not.
 mkdir -p "$scratch/shared-cache"
@@ -69,6 +67,5 @@ for i in 0 1; do
   ((redone >= 0 && redone <= 4)) || fail "recovery $i redid $redone steps, more than two checkpoint intervals"
 done
 expect_eq "$(json_field "$run/results.json" "d['plan']['nodes']")" 2 "nodes training at the end"
-final() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
-expect_near "$(final "$run")" "$(final "$scratch/runs/bert_tiny-$reference")" 1e-5 "final loss after two recoveries vs uninterrupted"
-echo "ok: two recoveries in job $job, final loss $(final "$run")"
+expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after two recoveries vs uninterrupted"
+echo "ok: two recoveries in job $job, final loss $(final_loss "$run")"

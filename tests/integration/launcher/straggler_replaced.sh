@@ -8,9 +8,7 @@ source "$(dirname "$0")/../lib.sh"
 make_scratch
 node() { echo "$TRN_TEST_CLUSTER-$1"; }
 on_exit "slurm scontrol update NodeName=$(node 2) State=RESUME >/dev/null 2>&1 || true"
-args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 40 --set checkpoint_every=4)
-reference=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
-wait_job "$reference" >/dev/null
+args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=4)
 
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=3 --nodelist="$(node 1),$(node 2),$(node 3)" \
   -D "$scratch" trn-run "${args[@]}" --spare-nodes 1 --replace-stragglers --set straggler_window=2)
@@ -35,6 +33,5 @@ slurm scontrol show node -o "$(node 2)" | grep -q 'Reason=trn-health: runtime: s
   fail "$(node 2) not drained as a straggler"
 expect_eq "$(json_field "$run/results.json" "d['phases']['stragglers'][0]['node']")" "$(node 2)" "straggler in results.json"
 expect_eq "$(json_field "$run/results.json" "d['phases']['recoveries'][0]['cause']")" straggler "recovery cause"
-final() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
-expect_near "$(final "$run")" "$(final "$scratch/runs/bert_tiny-$reference")" 1e-5 "final loss after replacing the straggler vs uninterrupted"
-echo "ok: straggler $(node 2) replaced, final loss $(final "$run")"
+expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after replacing the straggler vs uninterrupted"
+echo "ok: straggler $(node 2) replaced, final loss $(final_loss "$run")"
