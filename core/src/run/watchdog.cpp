@@ -54,6 +54,7 @@ WatchVerdict Watchdog::verdict(double now) const {
     verdict.event = WatchEvent::kFailed;
     return verdict;
   }
+  if (!started_up()) return startup_verdict(now);
   // Armed once every rank completed a step: the first one includes start-up and compilation.
   if (min_step_ < 1) return verdict;
   const bool all_ended = std::all_of(latest_.begin(), latest_.end(), [](const auto& entry) {
@@ -79,6 +80,25 @@ WatchVerdict Watchdog::verdict(double now) const {
           verdict.stuck_nodes.end())
         verdict.stuck_nodes.push_back(beat.node);
     }
+  }
+  return verdict;
+}
+
+bool Watchdog::started_up() const {
+  if (settings_.ranks > 0 && latest_.size() < settings_.ranks) return false;
+  return std::none_of(latest_.begin(), latest_.end(),
+                      [](const auto& entry) { return entry.second.phase == "start"; });
+}
+
+WatchVerdict Watchdog::startup_verdict(double now) const {
+  WatchVerdict verdict;
+  if (settings_.startup_limit_s <= 0 || now <= settings_.startup_limit_s) return verdict;
+  verdict.event = WatchEvent::kHang;
+  verdict.in_startup = true;
+  verdict.stalled_s = now;
+  verdict.deadline_s = settings_.startup_limit_s;
+  for (unsigned rank = 0; rank < settings_.ranks; ++rank) {
+    if (!latest_.contains(rank)) verdict.stuck_ranks.push_back(rank);
   }
   return verdict;
 }

@@ -138,4 +138,32 @@ TEST(Watchdog, AStragglerIsNamedAfterThreeWindowsAboveTheMedianAndOnlyOnce) {
   EXPECT_TRUE(windows_with(1.3, 2).empty());  // two windows are not three
 }
 
+TEST(Watchdog, ARestartNotPastItsStartUpInTimeIsHungNamingTheRanksNeverHeardFrom) {
+  WatchdogSettings limited = settings(60);
+  limited.startup_limit_s = 20;
+  limited.ranks = 2;
+  Watchdog dog(limited);
+  // Rank 0 waits in the rendezvous for rank 1, whose node died as the step started.
+  dog.observe({beat(0, "a", 6, "start")}, 1.0);
+  EXPECT_EQ(dog.verdict(19.0).event, WatchEvent::kNone);
+  const auto verdict = dog.verdict(21.0);
+  EXPECT_EQ(verdict.event, WatchEvent::kHang);
+  EXPECT_TRUE(verdict.in_startup);
+  EXPECT_EQ(verdict.stuck_ranks, std::vector<unsigned>{1});
+  EXPECT_TRUE(verdict.stuck_nodes.empty());  // a rank never heard from has no node to name
+  EXPECT_DOUBLE_EQ(verdict.deadline_s, 20.0);
+}
+
+TEST(Watchdog, AStartUpWithinItsLimitOrWithoutOneIsNoHang) {
+  WatchdogSettings limited = settings(60);
+  limited.startup_limit_s = 20;
+  limited.ranks = 2;
+  Watchdog dog(limited);
+  dog.observe({beat(0, "a", 6, "done"), beat(1, "b", 6, "done")}, 5.0);  // both resumed at 6
+  EXPECT_EQ(dog.verdict(25.0).event, WatchEvent::kNone);  // past start-up: the step deadline rules
+  Watchdog unlimited(settings(60));  // a first start may compile for as long as it takes
+  unlimited.observe({beat(0, "a", 0, "start")}, 1.0);
+  EXPECT_EQ(unlimited.verdict(1000.0).event, WatchEvent::kNone);
+}
+
 }  // namespace

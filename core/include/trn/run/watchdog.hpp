@@ -15,6 +15,12 @@ struct WatchdogSettings {
   double hang_factor = 5;    // ... nor sooner than this many median step times
   double straggler_ratio = 1.15;
   unsigned straggler_windows = 3;  // consecutive windows above the ratio make a straggler
+  // A restarted step: every one of `ranks` must be past its start-up (a heartbeat whose phase is
+  // no longer "start") within this many seconds of the step's start, else it is hung - a rank
+  // waiting for a peer that never came (a spare lost as it started). 0: no limit (the first
+  // start may compile for as long as it takes).
+  double startup_limit_s = 0;
+  unsigned ranks = 0;
 };
 
 enum class WatchEvent { kNone, kFailed, kHang };
@@ -25,12 +31,14 @@ struct WatchVerdict {
   std::vector<unsigned> failed_ranks;
   std::string first_error;
   // kHang: the step no rank got past, how long nothing moved, and who is stuck: the ranks that
-  // never reached the all-reduce the others wait in (none named when every rank stopped alike).
+  // never reached the all-reduce the others wait in (none named when every rank stopped alike);
+  // in a start-up past its limit, the ranks never heard from (their nodes are not known).
   long stuck_step = 0;
   double stalled_s = 0;
   double deadline_s = 0;
   std::vector<unsigned> stuck_ranks;
   std::vector<std::string> stuck_nodes;
+  bool in_startup = false;
 };
 
 struct Straggler {
@@ -53,6 +61,8 @@ class Watchdog {
 
  private:
   void judge_windows();
+  bool started_up() const;
+  WatchVerdict startup_verdict(double now) const;
 
   WatchdogSettings settings_;
   std::map<unsigned, Heartbeat> latest_;
