@@ -30,7 +30,9 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
-TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, unsigned attempt) {
+// `startup_limit_s`: how long the step's ranks may take to start (0: no limit).
+TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, unsigned attempt,
+                        double startup_limit_s) {
   TrainStep step;
   step.srun_args = srun_layout(plan);
   // A step stopped because a node was lost holds its nodes until Slurm marks that node down
@@ -43,6 +45,8 @@ TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, uns
   step.env[std::string(env::kTrnWatchDir)] = step.watch_dir.string();
   step.env[std::string(env::kTrnStragglerWindow)] = std::to_string(plan.straggler_window);
   step.watchdog.hang_floor_s = static_cast<double>(plan.hang_timeout_s);
+  step.watchdog.startup_limit_s = startup_limit_s;
+  step.watchdog.ranks = static_cast<unsigned>(plan.world_size);
   step.log_dir = plan.run_dir / "logs";
   step.phase = attempt == 0 ? "train" : "train-r" + std::to_string(attempt);  // logs per start
   step.nnodes = static_cast<unsigned>(plan.nodes);
@@ -76,7 +80,7 @@ Failure find_failed_nodes(const TrainOutcome& outcome, const TrainingJob& job) {
     add(outcome.diagnosis.failed_node, outcome.diagnosis.node_evidence);
     return failure;
   }
-  if (outcome.stopped == StopReason::kHang) {
+  if (outcome.stopped == StopReason::kHang && !outcome.verdict.stuck_nodes.empty()) {
     failure.cause = "hang";
     const auto& verdict = outcome.verdict;
     for (const auto& node : verdict.stuck_nodes) {
@@ -89,8 +93,9 @@ Failure find_failed_nodes(const TrainOutcome& outcome, const TrainingJob& job) {
         (verdict.stuck_nodes.empty() ? "" : " (stuck: " + joined(verdict.stuck_nodes) + ")");
     return failure;
   }
-  // A lost node: its ranks went silent, the others failed talking to them. Which node does
-  // not answer a one-task step says it, without waiting for Slurm to mark it down.
+  // A lost node: its ranks went silent, the others failed talking to them (or wait for them:
+  // a hang that names no node). Which node does not answer a one-task step says it, without
+  // waiting for Slurm to mark it down.
   const auto lost = unresponsive_nodes(job.plan.node_list, kProbeLimit);
   if (!lost.empty()) {
     failure.cause = "node lost";
@@ -98,7 +103,15 @@ Failure find_failed_nodes(const TrainOutcome& outcome, const TrainingJob& job) {
     failure.summary = "node(s) " + joined(lost) + " lost";
     return failure;
   }
-  failure.cause = "failure";
+  failure.cause = outcome.stopped == StopReason::kHang ? "hang" : "failure";
+  if (outcome.stopped == StopReason::kHang) {
+    failure.summary = outcome.verdict.in_startup
+                          ? "the restarted step's ranks were not all started within " +
+                                std::to_string(static_cast<long>(outcome.verdict.deadline_s)) + " s"
+                          : "no step completed for " +
+                                std::to_string(static_cast<long>(outcome.verdict.stalled_s)) +
+                                " s after step " + std::to_string(outcome.verdict.stuck_step);
+  }
   if (job.health_check) {
     // A NEURON_HW_ERR on a node since the gate makes the failure that node's, whatever the
     // ranks printed (the same error on every rank looks like a user error).
@@ -156,8 +169,11 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
   const auto train_started = std::chrono::steady_clock::now();
   // The recovery in progress: completed once the restarted step completes its first step.
   std::optional<std::size_t> pending;
+  // A restart starts from cached graphs: its ranks get twice the first start's time to their
+  // first step, plus the hang timeout, to start; the first start is not limited (it may compile).
+  double startup_limit_s = 0;
   for (unsigned attempt = 0;; ++attempt) {
-    auto step = training_step(job.plan, *job.layout, attempt);
+    auto step = training_step(job.plan, *job.layout, attempt, startup_limit_s);
     if (job.plan.replace_stragglers && !job.plan.spare_nodes.empty()) {
       step.replace_straggler = [](const run::Straggler&) { return true; };
     }
@@ -167,11 +183,19 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
               << std::flush;
     const auto step_started = std::chrono::steady_clock::now();
     const auto outcome = run_train_step(step);
+    if (attempt == 0 && outcome.first_step_done_s) {
+      startup_limit_s =
+          2 * *outcome.first_step_done_s + static_cast<double>(job.plan.hang_timeout_s);
+    }
     for (const auto& record : straggler_records(outcome.stragglers)) stragglers.push_back(record);
     if (pending) {
       auto& record = recoveries[*pending];
-      record["resumed_from_step"] = outcome.first_step;
-      record["steps_redone"] = std::max(0L, record["last_step"].get<long>() - outcome.first_step);
+      // false: the restarted step failed before all its ranks started (the next record says why).
+      record["resumed"] = outcome.first_step >= 0;
+      if (outcome.first_step >= 0) {
+        record["resumed_from_step"] = outcome.first_step;
+        record["steps_redone"] = std::max(0L, record["last_step"].get<long>() - outcome.first_step);
+      }
       if (outcome.first_step_done_s) record["first_step_s"] = *outcome.first_step_done_s;
       pending.reset();
     }

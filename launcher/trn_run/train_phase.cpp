@@ -194,10 +194,16 @@ TrainOutcome run_train_step(const TrainStep& step) {
       }
       if (verdict.event == run::WatchEvent::kHang) {
         outcome.stopped = StopReason::kHang;
-        std::cout << "trn-run: no step completed for " << static_cast<long>(verdict.stalled_s)
-                  << " s (deadline " << static_cast<long>(verdict.deadline_s) << " s) after step "
-                  << verdict.stuck_step << "; writing every rank's stack to "
-                  << step.watch_dir.string() << "\n"
+        if (verdict.in_startup) {
+          std::cout << "trn-run: the restarted step's ranks were not all started after "
+                    << static_cast<long>(verdict.stalled_s) << " s (limit "
+                    << static_cast<long>(verdict.deadline_s) << " s)";
+        } else {
+          std::cout << "trn-run: no step completed for " << static_cast<long>(verdict.stalled_s)
+                    << " s (deadline " << static_cast<long>(verdict.deadline_s) << " s) after step "
+                    << verdict.stuck_step;
+        }
+        std::cout << "; writing every rank's stack to " << step.watch_dir.string() << "\n"
                   << std::flush;
         ::kill(pid, SIGUSR1);  // srun passes it to every task: faulthandler writes the stacks
         std::this_thread::sleep_for(std::chrono::seconds(2));

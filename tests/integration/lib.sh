@@ -32,14 +32,23 @@ make_scratch() {
 # exits, so a failing test never leaves the shared cluster short of a node.
 kill_slurmd_until_exit() {
   cluster kill-slurmd "$1"
-  on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
+  restore_node_on_exit "$1"
 }
 
-# Loses a whole node (slurmd, step daemons, tasks), likewise restored when the test exits (and
-# resumed: trn-run drains a node it lost).
+# Loses a whole node (slurmd, step daemons, tasks), likewise restored when the test exits.
 kill_node_until_exit() {
   cluster kill-node "$1"
-  on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; slurm scontrol update NodeName='$1' State=RESUME >/dev/null 2>&1; wait_nodes_idle 60 >/dev/null"
+  restore_node_on_exit "$1"
+}
+
+# At exit: the node's slurmd started again and the node resumed (trn-run drains a node it lost);
+# once every node is back (hooks run last registered first), a wait for all of them to be idle.
+restore_node_on_exit() {
+  if [[ -z ${nodes_idle_wait_registered:-} ]]; then
+    on_exit "wait_nodes_idle 60 >/dev/null"
+    nodes_idle_wait_registered=1
+  fi
+  on_exit "cluster start-slurmd '$1' >/dev/null 2>&1; slurm scontrol update NodeName='$1' State=RESUME >/dev/null 2>&1"
 }
 
 # Waits until every node of the cluster is idle again (after a test disturbed one).
@@ -98,6 +107,13 @@ test_data_dir() { echo "$TRN_BUILD_DIR/tests/integration/data"; }
 
 # A JSON field: json_field FILE EXPRESSION (Python, `d` is the document).
 json_field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# newest_checkpoint RUN_DIR: the newest committed checkpoint's step (0: none yet).
+newest_checkpoint() { ls "$1" 2>/dev/null | sed -n 's/^ckpt_\([0-9]*\)\.json$/\1/p' | sort -n | tail -n 1 | grep . || echo 0; }
+# checkpoint_since RUN_DIR STEP: a checkpoint at STEP or later is committed (for wait_until).
+checkpoint_since() { (($(newest_checkpoint "$1") >= $2)); }
+# file_says FILE PATTERN: FILE exists and has a line matching PATTERN (for wait_until).
+file_says() { grep -q "$2" "$1" 2>/dev/null; }
 
 # A finished run's final loss, as its results.json reports it.
 final_loss() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }

@@ -13,7 +13,7 @@ state=$(job_end_state "$first")
 expect_eq "$state" CANCELLED "state of the cancelled job"
 grep -qF "continue it with: sbatch --nodes=1 trn-run bert_tiny --resume $run" "$scratch/trn-run-$first.out" ||
   { cat "$scratch/trn-run-$first.out"; fail "the first job did not say how to continue its run"; }
-newest=$(ls "$run" | sed -n 's/^ckpt_\([0-9]*\)\.json$/\1/p' | sort -n | tail -n 1)  # committed ones
+newest=$(newest_checkpoint "$run")
 echo "cancelled job $first after its step-$newest checkpoint"
 
 second=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}" --resume "$run")

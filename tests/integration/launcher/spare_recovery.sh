@@ -19,29 +19,35 @@ job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=4 --nodelist="$(nod
   -D "$scratch" trn-run "${args[@]}" --spare-nodes 2 --hang-timeout 4 --cache-shared "$scratch/shared-cache")
 run="$scratch/runs/bert_tiny-$job"
 out="$scratch/trn-run-$job.out"
-# The newest committed checkpoint's step (0: none yet).
-newest() { ls "$run" 2>/dev/null | sed -n 's/^ckpt_\([0-9]*\)\.json$/\1/p' | sort -n | tail -n 1 | grep . || echo 0; }
-committed_since() { (($(newest) >= $1)); }
-says() { grep -q "$1" "$out" 2>/dev/null; }
+says() { file_says "$out" "$1"; }
 
-wait_until 300 "a checkpoint at step 4 or later in $run" committed_since 4
+wait_until 300 "a checkpoint at step 4 or later in $run" checkpoint_since "$run" 4
 grep -q "2 node(s) kept to replace a lost one in the job: $(node 3), $(node 4)" "$out" || { cat "$out"; fail "the plan names no spares"; }
 [[ -f $run/logs/pull_$(node 1).json && ! -e $run/logs/pull_$(node 3).json ]] ||
   fail "the cache pull before training ran on $(ls "$run/logs"), not on the training nodes alone"
 kill_node_until_exit "$(node 2)"
-echo "lost $(node 2) after step $(newest)"
+echo "lost $(node 2) after step $(newest_checkpoint "$run")"
 wait_until 60 "$(node 2) replaced by $(node 3)" says "replaced $(node 2) -> $(node 3)"
 
 # The restarted step on nodes 1 and 3: stop node 3's rank once it trained past a checkpoint.
 watch="$run/watch/attempt-1"
-after=$(($(newest) + 2))
-wait_until 120 "a checkpoint at step $after or later" committed_since "$after"
+after=$(($(newest_checkpoint "$run") + 2))
+wait_until 120 "a checkpoint at step $after or later" checkpoint_since "$run" "$after"
 pid=$(json_field "$watch/rank1.beat" "d['pid']")
 node_of_rank1=$(json_field "$watch/rank1.beat" "d['node']")
 expect_eq "$node_of_rank1" "$(node 3)" "node of rank 1 after the first recovery"
-kill -STOP "$pid"
 on_exit "kill -CONT $pid 2>/dev/null"
-echo "stopped rank 1 (pid $pid) on $(node 3) after step $(newest)"
+# Stopped inside the all-reduce, rank 1 would look like rank 0 waiting there (every rank alike:
+# nobody to name). Stop it where it is alone: computing, or done with a step.
+stop_outside_the_all_reduce() {
+  kill -STOP "$pid"
+  [[ $(json_field "$watch/rank1.beat" "d['phase']") != allreduce ]] && return 0
+  kill -CONT "$pid"
+  sleep 0.05
+  return 1
+}
+wait_until 30 "rank 1 stopped outside the all-reduce" stop_outside_the_all_reduce
+echo "stopped rank 1 (pid $pid) on $(node 3) after step $(newest_checkpoint "$run")"
 
 state=$(job_end_state "$job")
 [[ $state == COMPLETED ]] || { cat "$out"; fail "job $job ended $state"; }
