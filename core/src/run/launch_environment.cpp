@@ -1,0 +1,257 @@
+#include "trn/run/launch_environment.hpp"
+
+#include <algorithm>
+#include <array>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <utility>
+
+#include "trn/common/error.hpp"
+#include "trn/common/whole_number.hpp"
+
+namespace trn::run {
+namespace {
+
+constexpr std::array<std::pair<Launcher, std::string_view>, 6> kNames = {{
+    {Launcher::kSlurm, "slurm"},
+    {Launcher::kTorchrun, "torchrun"},
+    {Launcher::kMpi, "mpi"},
+    {Launcher::kBatch, "batch"},
+    {Launcher::kSageMaker, "sagemaker"},
+    {Launcher::kLocal, "local"},
+}};
+
+constexpr unsigned kMaxNodes = 65536;
+
+// A variable the launcher must have set; its absence is an error naming it.
+std::string required(const EnvLookup& env, const std::string& name, std::string_view launcher) {
+  auto value = env(name);
+  if (!value || value->empty()) {
+    throw Error(std::string(launcher) + " launch: " + name + " is not set: trn-run reads it to " +
+                "know its node; start trn-run the way docs/launchers.md shows, or pass the " +
+                "right --launcher");
+  }
+  return *value;
+}
+
+unsigned number(const std::string& name, const std::string& value, unsigned minimum) {
+  return static_cast<unsigned>(
+      parse_whole_number_in(value, "environment variable " + name, minimum, kMaxNodes));
+}
+
+LaunchEnvironment from_torchrun(const EnvLookup& env) {
+  LaunchEnvironment launch;
+  launch.launcher = Launcher::kTorchrun;
+  const auto world = number("WORLD_SIZE", required(env, "WORLD_SIZE", "torchrun"), 1);
+  const auto local = number("LOCAL_WORLD_SIZE", required(env, "LOCAL_WORLD_SIZE", "torchrun"), 1);
+  if (world % local != 0) {
+    throw Error("torchrun launch: WORLD_SIZE=" + std::to_string(world) +
+                " is not a multiple of LOCAL_WORLD_SIZE=" + std::to_string(local) +
+                ": give every node the same --nproc_per_node");
+  }
+  launch.nodes = world / local;
+  launch.node_rank = number("GROUP_RANK", required(env, "GROUP_RANK", "torchrun"), 0);
+  launch.main_host = required(env, "MASTER_ADDR", "torchrun");
+  return launch;
+}
+
+LaunchEnvironment from_slurm(const EnvLookup& env) {
+  const auto allocation = read_slurm_allocation(env);
+  if (!allocation) {
+    throw Error(
+        "slurm launch: SLURM_JOB_ID is not set: submit with sbatch, or pass the right "
+        "--launcher");
+  }
+  LaunchEnvironment launch;
+  launch.launcher = Launcher::kSlurm;
+  launch.nodes = allocation->nnodes;
+  if (const auto node_id = env("SLURM_NODEID"))
+    launch.node_rank = number("SLURM_NODEID", *node_id, 0);
+  return launch;
+}
+
+// The first host of an Open MPI hostfile ("<host> slots=<n>" lines, # comments).
+std::string first_hostfile_host(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string host;
+    if (words >> host) return host;
+  }
+  return "";
+}
+
+LaunchEnvironment from_mpi(const LaunchInputs& inputs) {
+  const auto& env = inputs.env;
+  LaunchEnvironment launch;
+  launch.launcher = Launcher::kMpi;
+  const auto size = number("OMPI_COMM_WORLD_SIZE", required(env, "OMPI_COMM_WORLD_SIZE", "mpi"), 1);
+  const auto local =
+      number("OMPI_COMM_WORLD_LOCAL_SIZE", required(env, "OMPI_COMM_WORLD_LOCAL_SIZE", "mpi"), 1);
+  if (local != 1) {
+    throw Error("mpi launch: OMPI_COMM_WORLD_LOCAL_SIZE=" + std::to_string(local) +
+                ": trn-run starts a node's workers itself; run one trn-run per node (mpirun -N 1)");
+  }
+  launch.nodes = size;
+  launch.node_rank =
+      number("OMPI_COMM_WORLD_RANK", required(env, "OMPI_COMM_WORLD_RANK", "mpi"), 0);
+  // Open MPI names no master: rank 0 runs on the hostfile's first host (mpirun's by-slot order).
+  launch.main_host = first_hostfile_host(inputs.mpi_hostfile);
+  return launch;
+}
+
+LaunchEnvironment from_batch(const EnvLookup& env) {
+  LaunchEnvironment launch;
+  launch.launcher = Launcher::kBatch;
+  const auto nodes =
+      number("AWS_BATCH_JOB_NUM_NODES", required(env, "AWS_BATCH_JOB_NUM_NODES", "batch"), 1);
+  const auto index =
+      number("AWS_BATCH_JOB_NODE_INDEX", required(env, "AWS_BATCH_JOB_NODE_INDEX", "batch"), 0);
+  const auto main = number("AWS_BATCH_JOB_MAIN_NODE_INDEX",
+                           required(env, "AWS_BATCH_JOB_MAIN_NODE_INDEX", "batch"), 0);
+  for (const auto& [name, value] : {std::pair{"AWS_BATCH_JOB_NODE_INDEX", index},
+                                    std::pair{"AWS_BATCH_JOB_MAIN_NODE_INDEX", main}}) {
+    if (value >= nodes) {
+      throw Error(std::string("batch launch: ") + name + "=" + std::to_string(value) +
+                  " is not below AWS_BATCH_JOB_NUM_NODES=" + std::to_string(nodes) +
+                  ": the environment is not one AWS Batch gave this container");
+    }
+  }
+  launch.nodes = nodes;
+  // The main node is rank 0; the others follow it in index order.
+  launch.node_rank = (index + nodes - main) % nodes;
+  // Batch sets the main node's address only on the other nodes: the main node uses its own.
+  if (index != main)
+    launch.main_host = required(env, "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS", "batch");
+  return launch;
+}
+
+LaunchEnvironment from_sagemaker(const LaunchInputs& inputs) {
+  const auto& env = inputs.env;
+  std::vector<std::string> hosts;
+  std::string current;
+  std::string source;
+  try {
+    if (const auto sm_hosts = env("SM_HOSTS"); sm_hosts && !sm_hosts->empty()) {
+      source = "SM_HOSTS";
+      hosts = nlohmann::json::parse(*sm_hosts).get<std::vector<std::string>>();
+      current = required(env, "SM_CURRENT_HOST", "sagemaker");
+    } else if (!inputs.sagemaker_resource_config.empty()) {
+      source = "resourceconfig.json";
+      const auto config = nlohmann::json::parse(inputs.sagemaker_resource_config);
+      hosts = config.at("hosts").get<std::vector<std::string>>();
+      current = config.at("current_host").get<std::string>();
+    } else {
+      throw Error(
+          "sagemaker launch: neither SM_HOSTS nor /opt/ml/input/config/resourceconfig.json "
+          "says the hosts: run trn-run as the training job's entry point, or pass the "
+          "right --launcher");
+    }
+  } catch (const nlohmann::json::exception& error) {
+    throw Error("sagemaker launch: " + source + " is not the list of hosts SageMaker writes (" +
+                error.what() + ")");
+  }
+  if (hosts.empty() || hosts.size() > kMaxNodes)
+    throw Error("sagemaker launch: " + source + " lists " + std::to_string(hosts.size()) +
+                " hosts; SageMaker lists 1 or more");
+  hosts = sagemaker_host_order(std::move(hosts));
+  const auto it = std::find(hosts.begin(), hosts.end(), current);
+  if (it == hosts.end())
+    throw Error("sagemaker launch: the current host '" + current + "' is not among the hosts " +
+                source + " lists");
+  LaunchEnvironment launch;
+  launch.launcher = Launcher::kSageMaker;
+  launch.nodes = static_cast<unsigned>(hosts.size());
+  launch.node_rank = static_cast<unsigned>(it - hosts.begin());
+  launch.main_host = hosts.front();
+  launch.hosts = std::move(hosts);
+  return launch;
+}
+
+LaunchEnvironment read(Launcher launcher, const LaunchInputs& inputs) {
+  switch (launcher) {
+    case Launcher::kTorchrun:
+      return from_torchrun(inputs.env);
+    case Launcher::kSlurm:
+      return from_slurm(inputs.env);
+    case Launcher::kMpi:
+      return from_mpi(inputs);
+    case Launcher::kBatch:
+      return from_batch(inputs.env);
+    case Launcher::kSageMaker:
+      return from_sagemaker(inputs);
+    case Launcher::kLocal:
+      break;
+  }
+  return {};  // Launcher::kLocal: one node, rank 0
+}
+
+bool is_set(const EnvLookup& env, const char* name) {
+  const auto value = env(name);
+  return value && !value->empty();
+}
+
+// The launcher the environment says, and the variable that says it.
+std::pair<Launcher, std::string> detected(const LaunchInputs& inputs) {
+  const auto& env = inputs.env;
+  if (is_set(env, "TORCHELASTIC_RUN_ID"))
+    return {Launcher::kTorchrun, "TORCHELASTIC_RUN_ID is set"};
+  if (is_set(env, "SLURM_JOB_ID")) return {Launcher::kSlurm, "SLURM_JOB_ID is set"};
+  if (is_set(env, "OMPI_COMM_WORLD_SIZE")) return {Launcher::kMpi, "OMPI_COMM_WORLD_SIZE is set"};
+  for (const auto* name : {"AWS_BATCH_JOB_NODE_INDEX", "AWS_BATCH_JOB_NUM_NODES"}) {
+    if (is_set(env, name)) return {Launcher::kBatch, std::string(name) + " is set"};
+  }
+  if (is_set(env, "SM_HOSTS")) return {Launcher::kSageMaker, "SM_HOSTS is set"};
+  if (!inputs.sagemaker_resource_config.empty())
+    return {Launcher::kSageMaker, "/opt/ml/input/config/resourceconfig.json exists"};
+  return {Launcher::kLocal, "no launcher's variables are set"};
+}
+
+}  // namespace
+
+std::string_view to_string(Launcher launcher) {
+  for (const auto& [value, name] : kNames) {
+    if (value == launcher) return name;
+  }
+  return "local";
+}
+
+Launcher launcher_named(std::string_view name) {
+  std::string choices;
+  for (const auto& [value, text] : kNames) {
+    if (text == name) return value;
+    choices += (choices.empty() ? "" : ", ") + std::string(text);
+  }
+  throw Error("--launcher " + std::string(name) + ": unknown launcher; give one of " + choices);
+}
+
+LaunchEnvironment detect_launch_environment(const LaunchInputs& inputs) {
+  auto [launcher, reason] = detected(inputs);
+  if (inputs.forced) {
+    launcher = *inputs.forced;
+    reason = "--launcher " + std::string(to_string(launcher));
+  }
+  auto launch = read(launcher, inputs);
+  launch.reason = std::move(reason);
+  if (const auto master = inputs.env("MASTER_ADDR");
+      master && !master->empty() && launcher != Launcher::kSlurm) {
+    launch.main_host = *master;  // the user's MASTER_ADDR wins
+  }
+  return launch;
+}
+
+std::vector<std::string> sagemaker_host_order(std::vector<std::string> hosts) {
+  // "algo-<N>": by the text before the number, then by the number (none counts as -1).
+  const auto key = [](const std::string& host) {
+    const auto digits = host.find_last_not_of("0123456789") + 1;
+    const auto number = parse_whole_number(std::string_view(host).substr(digits));
+    return std::pair{host.substr(0, digits), number.value_or(-1)};
+  };
+  std::stable_sort(hosts.begin(), hosts.end(),
+                   [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  return hosts;
+}
+
+}  // namespace trn::run
