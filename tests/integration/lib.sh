@@ -119,9 +119,9 @@ file_says() { grep -q "$2" "$1" 2>/dev/null; }
 final_loss() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
 
 # The uninterrupted run the recovery tests compare with (the trn_reference fixture,
-# launcher/reference_run.sh): 2 nodes, bert_tiny, 40 steps; add --output-root and the
+# launcher/reference_run.sh): 2 nodes, bert_tiny, 24 steps; add --output-root and the
 # checkpoint settings. reference_final_loss prints its final loss.
-reference_args=(bert_tiny --data "$(test_data_dir)" --steps 40)
+reference_args=(bert_tiny --data "$(test_data_dir)" --steps 24)
 reference_dir() { echo "$TRN_BUILD_DIR/tests/integration/reference"; }
 reference_final_loss() {
   [[ -s $(reference_dir)/final_loss ]] || fail "no reference run in $(reference_dir): run the trn_run_reference test (fixture)"

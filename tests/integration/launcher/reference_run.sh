@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fixture: one uninterrupted 2-node bert_tiny run of 40 steps (reference_args), whose final loss
+# Fixture: one uninterrupted 2-node bert_tiny run of 24 steps (reference_args), whose final loss
 # the recovery tests compare theirs with (a checkpoint interval does not change the losses).
 source "$(dirname "$0")/../lib.sh"
 dir=$(reference_dir)
