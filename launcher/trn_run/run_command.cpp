@@ -263,6 +263,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
       job_nodes ? run::select_training_nodes(job_order, {}, spares) : run::NodeSelection{};
   std::vector<plan::NodeCores> node_cores;
   node_cores.reserve(nodes.size());
+  // By position, not name: an agent's or a planned job's nodes share one name.
   for (std::size_t i = 0; i < nodes.size() - spares; ++i)
     node_cores.push_back({nodes[i].node, nodes[i].neuron_cores});
   plan::PlanRequest request;

@@ -3,7 +3,6 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -11,6 +10,7 @@
 
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
+#include "trn/common/whole_number.hpp"
 #include "trn/run/heartbeat.hpp"
 
 namespace trn::launcher {
@@ -79,11 +79,8 @@ long newest_checkpoint(const std::filesystem::path& run_dir) {
   for (const auto& entry : std::filesystem::directory_iterator(run_dir, error)) {
     const auto name = entry.path().filename().string();
     if (!name.starts_with("ckpt_") || !name.ends_with(".json")) continue;
-    const auto digits = name.substr(5, name.size() - 10);
-    long step = 0;
-    const auto [end, parsed] = std::from_chars(digits.data(), digits.data() + digits.size(), step);
-    if (parsed == std::errc{} && end == digits.data() + digits.size())
-      newest = std::max(newest, step);
+    if (const auto step = parse_whole_number(std::string_view(name).substr(5, name.size() - 10)))
+      newest = std::max(newest, static_cast<long>(*step));
   }
   return newest;
 }
@@ -147,11 +144,8 @@ TrainOutcome run_train_step(const TrainStep& step) {
       watchdog.observe(beats, elapsed);
       // Where the ranks start from: their step once every one is past its start-up (a resumed
       // run's checkpoint).
-      if (outcome.first_step < 0 && beats.size() == static_cast<std::size_t>(step.tasks) &&
-          std::none_of(beats.begin(), beats.end(),
-                       [](const run::Heartbeat& beat) { return beat.phase == "start"; })) {
+      if (outcome.first_step < 0 && watchdog.started_up())
         outcome.first_step = watchdog.steps_done();
-      }
       outcome.last_step = watchdog.steps_done();
       if (outcome.first_step >= 0 && !outcome.first_step_done_s &&
           outcome.last_step > outcome.first_step) {

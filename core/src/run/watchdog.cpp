@@ -85,7 +85,7 @@ WatchVerdict Watchdog::verdict(double now) const {
 }
 
 bool Watchdog::started_up() const {
-  if (settings_.ranks > 0 && latest_.size() < settings_.ranks) return false;
+  if (latest_.empty() || latest_.size() < settings_.ranks) return false;
   return std::none_of(latest_.begin(), latest_.end(),
                       [](const auto& entry) { return entry.second.phase == "start"; });
 }

@@ -166,4 +166,18 @@ TEST(Watchdog, AStartUpWithinItsLimitOrWithoutOneIsNoHang) {
   EXPECT_EQ(unlimited.verdict(1000.0).event, WatchEvent::kNone);
 }
 
+TEST(Watchdog, StartedUpOnceEveryRankHasABeatPastStart) {
+  WatchdogSettings two = settings(60);
+  two.ranks = 2;
+  Watchdog dog(two);
+  EXPECT_FALSE(dog.started_up());  // nothing heard yet
+  dog.observe({beat(0, "a", 6, "done")}, 1.0);
+  EXPECT_FALSE(dog.started_up());  // rank 1 not heard from
+  dog.observe({beat(0, "a", 6, "done"), beat(1, "b", 0, "start")}, 2.0);
+  EXPECT_FALSE(dog.started_up());  // rank 1 still starting
+  dog.observe({beat(0, "a", 6, "done"), beat(1, "b", 6, "done")}, 3.0);
+  EXPECT_TRUE(dog.started_up());
+  EXPECT_EQ(dog.steps_done(), 6);  // the step both resumed from
+}
+
 }  // namespace

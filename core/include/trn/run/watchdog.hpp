@@ -58,10 +58,12 @@ class Watchdog {
   std::vector<Straggler> take_new_stragglers();
   double median_step_s() const;
   long steps_done() const { return min_step_; }
+  // Every rank (settings' `ranks`, when given) has a heartbeat past "start": the step the ranks
+  // start from (a resumed run's checkpoint) is steps_done() from then on.
+  bool started_up() const;
 
  private:
   void judge_windows();
-  bool started_up() const;
   WatchVerdict startup_verdict(double now) const;
 
   WatchdogSettings settings_;
