@@ -204,7 +204,7 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
     phases["recoveries"] = recoveries;
     phases["stragglers"] = stragglers;
     if (outcome.status == 0 && outcome.stopped == StopReason::kNone) {
-      write_results(job.plan, phases);
+      write_results(job.plan, phases, job.forecast);
       std::cout << "trn-run: done in " << seconds_since(started) << " s; results in "
                 << (job.plan.run_dir / "results.json").string() << '\n';
       return kSuccess;

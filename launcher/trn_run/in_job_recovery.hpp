@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct TrainingJob {
   // The compile cache's tiers and tools: a spare swapped in pulls the shared tier's graphs into
   // its node-local tier before training there, so that nothing recompiles.
   CompileRequest cache;
+  // The plan's forecast (forecast::forecast_json), compared in results.json with what the run
+  // measured; none without a forecast.
+  std::optional<nlohmann::json> forecast;
 };
 
 // Trains, watching the ranks (train_phase), and recovers inside the allocation: a lost, hung

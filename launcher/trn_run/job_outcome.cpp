@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "common/exit_codes.hpp"
+#include "plan_forecast.hpp"
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/plan/plan_report.hpp"
@@ -11,7 +12,8 @@
 
 namespace trn::launcher {
 
-void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
+void write_results(const plan::Plan& plan, const nlohmann::json& phases,
+                   const std::optional<nlohmann::json>& forecast) {
   const auto file = plan.run_dir / "results.json";
   nlohmann::json results = nlohmann::json::object();
   if (std::ifstream in(file); in) {
@@ -24,6 +26,7 @@ void write_results(const plan::Plan& plan, const nlohmann::json& phases) {
   }
   results["plan"] = plan::to_json(plan);
   results["phases"] = phases;
+  if (forecast) results["forecast"] = forecast_vs_measured(*forecast, results);
   write_file_atomically(file, results.dump(2) + "\n", 0644);
 }
 

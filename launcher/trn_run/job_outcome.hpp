@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "trn/plan/plan.hpp"
 #include "trn/run/failure_diagnosis.hpp"
@@ -8,8 +9,10 @@
 
 namespace trn::launcher {
 
-// results.json gets the plan and what each phase took (the trainer wrote the rest).
-void write_results(const plan::Plan& plan, const nlohmann::json& phases);
+// results.json gets the plan, what each phase took and the forecast against what the run
+// measured (the trainer wrote the rest).
+void write_results(const plan::Plan& plan, const nlohmann::json& phases,
+                   const std::optional<nlohmann::json>& forecast);
 
 // After a failure that in-job recovery cannot handle: requeue the job (run::decide_after_failure
 // says whether) and release Slurm's hold on the requeued job where Slurm lets us; trn-run's

@@ -4,6 +4,7 @@
 
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "install_layout.hpp"
 #include "job_outcome.hpp"
 #include "node_facts.hpp"
+#include "plan_forecast.hpp"
 #include "planned_instance.hpp"
 #include "step_nodes.hpp"
 #include "step_setup.hpp"
@@ -25,6 +27,7 @@
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
 #include "trn/common/whole_number.hpp"
+#include "trn/forecast/sweep_report.hpp"
 #include "trn/plan/command_template.hpp"
 #include "trn/plan/plan.hpp"
 #include "trn/plan/plan_report.hpp"
@@ -56,6 +59,7 @@ struct RunOptions {
   std::optional<std::string> cache_shared;
   std::string fsroot = "/";
   std::vector<std::string> trainer_args;
+  ForecastOptions forecast;
 };
 
 const char* const kUsage =
@@ -100,6 +104,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   po::options_description described("options");
   std::string micro_batch, global_batch, steps, lr, data, scaling, output_root, max_restarts;
   std::string spare_nodes, hang_timeout;
+  std::string price_on_demand, price_reserved;
   bool replace_stragglers = false;
   std::string nodes;  // text, range-checked: Boost reads "-16" as 2^32 - 16 into an unsigned
   described.add_options()("help,h", "this help")("profile", po::value(&options.profile),
@@ -138,6 +143,18 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
       "swap a straggling node for a spare at the next checkpoint")(
       "cache-shared", po::value<std::string>(),
       "shared compile-cache tier (default: $TRN_CACHE_SHARED)")(
+      "sweep", po::value<std::string>(),
+      "COUNTS: with --plan, forecast the profile on each node count (1,2,4,8,16 or 1-64): "
+      "throughput, time to train and cost, or why a count cannot run")(
+      "calibrate", po::value<std::string>(),
+      "RUN_DIR: calibrate the forecast with a finished run's measurements instead of Neuron's "
+      "published results")("csv", po::bool_switch(&options.forecast.csv),
+                           "print the --sweep as CSV")(
+      "png", po::value<std::string>(),
+      "FILE: plot the --sweep's efficiency and cost against nodes")(
+      "price-on-demand", po::value(&price_on_demand),
+      "USD per node-hour on demand, for the forecast")(
+      "price-reserved", po::value(&price_reserved), "USD per node-hour reserved, for the forecast")(
       "fsroot", po::value(&options.fsroot),
       "filesystem root for node discovery and health (fixtures; %n: the node's name)");
   po::positional_options_description positional;
@@ -162,6 +179,30 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
         static_cast<unsigned>(parse_whole_number_in(nodes, "--nodes", 1, plan::kMaxProfileNodes));
   }
   options.health_check = !values["no-health-check"].as<bool>();
+  if (values.count("sweep")) options.forecast.sweep = values["sweep"].as<std::string>();
+  if (values.count("calibrate")) options.forecast.calibrate = values["calibrate"].as<std::string>();
+  if (values.count("png")) options.forecast.png = values["png"].as<std::string>();
+  if ((options.forecast.sweep || options.forecast.csv || options.forecast.png) &&
+      !options.plan_only) {
+    throw Error(
+        "--sweep, --csv and --png forecast a plan: add --plan (trn-run PROFILE --plan "
+        "--sweep 1,2,4,8,16)");
+  }
+  if ((options.forecast.csv || options.forecast.png) && !options.forecast.sweep) {
+    throw Error("--csv and --png print a sweep: add --sweep COUNTS");
+  }
+  const auto price = [](const std::string& text, const char* option) -> std::optional<double> {
+    if (text.empty()) return std::nullopt;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !(value >= 0 && value <= 1e6)) {
+      throw Error(std::string(option) + " '" + text +
+                  "': give USD per node-hour as a number from 0 to 1000000");
+    }
+    return std::optional<double>(value);
+  };
+  options.forecast.prices.on_demand = price(price_on_demand, "--price-on-demand");
+  options.forecast.prices.reserved = price(price_reserved, "--price-reserved");
   if (values.count("cache-shared")) options.cache_shared = values["cache-shared"].as<std::string>();
   if (values.count("instance-type")) {
     options.instance_type = values["instance-type"].as<std::string>();
@@ -284,7 +325,20 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   }
 
   if (options.plan_only) {
-    std::cout << (options.json ? plan::to_json(plan).dump(2) + "\n" : plan::render_plan_text(plan));
+    if (options.forecast.sweep)
+      return print_sweep(profile, request, plan, options.forecast, options.json,
+                         layout.trainer_dir);
+    if (options.json) {
+      auto doc = plan::to_json(plan);
+      std::string why_not;
+      if (const auto setup = plan_forecast(plan, options.forecast, why_not)) {
+        doc["forecast"] = forecast::forecast_json(plan, *setup);
+      }
+      std::cout << doc.dump(2) << '\n';
+    } else {
+      std::cout << forecast_headline(plan, options.forecast) << '\n'
+                << plan::render_plan_text(plan);
+    }
     return kSuccess;
   }
 
@@ -334,7 +388,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
 
   std::filesystem::create_directories(plan.run_dir / "logs");
   write_file_atomically(plan.run_dir / "plan.json", plan::to_json(plan).dump(2) + "\n", 0644);
-  std::cout << plan::render_plan_text(plan);
+  std::optional<nlohmann::json> predicted;
+  {
+    std::string why_not;
+    if (const auto setup = plan_forecast(plan, options.forecast, why_not)) {
+      predicted = forecast::forecast_json(plan, *setup);
+    }
+  }
+  std::cout << forecast_headline(plan, options.forecast) << '\n' << plan::render_plan_text(plan);
   // Slurm ends a job at scancel or its time limit without a word from us: say up front how to
   // go on from the checkpoints.
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
@@ -378,7 +439,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   compile.plan = nullptr;  // the plan moves into the job
   TrainingJob job{std::move(plan), &profile,     request,        nodes,
                   &layout,         &*allocation, options.fsroot, job_nodes && options.health_check,
-                  compile};
+                  compile,         predicted};
   return train_with_recovery(job, phases, started);
 }
 

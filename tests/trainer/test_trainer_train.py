@@ -3,6 +3,7 @@ import importlib.util
 import json
 import math
 import os
+import statistics
 import shutil
 import subprocess
 
@@ -34,6 +35,8 @@ def test_outputs_metrics_results_and_plot(corpus_dir, tmp_path, capsys):
         for key in ("loss", "mlm_loss", "nsp_loss", "lr", "seq_per_s", "step_time_s", "time_s"):
             assert isinstance(row[key], float) and math.isfinite(row[key]), key
         assert abs(row["loss"] - row["mlm_loss"] - row["nsp_loss"]) < 1e-9
+        # the step's phases, timed on the CPU: 4 micro-steps, the all-reduce and the optimizer
+        assert 0 < 4 * row["micro_step_s"] + row["allreduce_s"] + row["optimizer_s"] <= row["step_time_s"]
     assert rows[0]["loss"] > 5  # about ln(vocab) + ln 2 at initialisation
     doc = json.load(open(os.path.join(out, "results.json")))
     params = doc["results"]["parameters"]
@@ -46,6 +49,10 @@ def test_outputs_metrics_results_and_plot(corpus_dir, tmp_path, capsys):
     assert metrics["Peak throughput"]["MeasuredValue"] >= metrics["Average throughput"]["MeasuredValue"]
     expected_mfu = 100 * metrics["Average throughput"]["MeasuredValue"] * params["flops_per_sequence"] / 1e12
     assert metrics["MFU"]["MeasuredValue"] == pytest.approx(expected_mfu)
+    medians = doc["results"]["phase_medians"]  # what trn-run --calibrate reads
+    timed = rows[1:]  # the first step of a run is left out, as for the throughput
+    for phase in ("micro_step_s", "allreduce_s", "optimizer_s"):
+        assert medians[phase] == pytest.approx(statistics.median(r[phase] for r in timed))
     with open(os.path.join(out, "metrics.png"), "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     assert sorted(n for n in os.listdir(out) if n.startswith("ckpt_")) == ["ckpt_3.json", "ckpt_3.pt"]
@@ -57,6 +64,21 @@ def test_plot_command(reference_run, tmp_path):
     assert result.returncode == 0, result.stderr
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert run_cli(["plot", str(tmp_path / "none.jsonl"), "-o", str(png)]).returncode == 3
+
+
+def test_plot_sweep_command(tmp_path):
+    sweep = tmp_path / "sweep.json"
+    sweep.write_text(json.dumps({"profile": "p", "steps": 10, "rows": [
+        {"nodes": 1, "step": {}, "efficiency": 1.0, "cost_on_demand_usd": 5.0, "cost_reserved_usd": 3.0},
+        {"nodes": 3, "infeasible": "no whole accumulation"},
+        {"nodes": 4, "step": {}, "efficiency": 0.8, "cost_on_demand_usd": 6.0, "cost_reserved_usd": 4.0}]}))
+    png = tmp_path / "sweep.png"
+    result = run_cli(["plot-sweep", "--input", str(sweep), "--output", str(png)])
+    assert result.returncode == 0, result.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    sweep.write_text(json.dumps({"rows": [{"nodes": 3, "infeasible": "x"}]}))
+    result = run_cli(["plot-sweep", "--input", str(sweep), "--output", str(png)])
+    assert result.returncode == 3 and "no node count of the sweep can run" in result.stderr
 
 
 def test_extract_graphs_only_runs_the_steps_it_is_told_and_writes_nothing(

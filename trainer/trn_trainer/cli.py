@@ -11,7 +11,7 @@ from .errors import EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
 # The third-party modules each command imports (Debian names them python3-<module>), imported
 # here first so that a missing or broken one is one clear error, not a traceback from inside.
 REQUIRED_MODULES = {"pretrain": ("numpy", "h5py", "torch"), "prepare-data": ("numpy", "h5py"),
-                    "plot": ("matplotlib",)}
+                    "plot": ("matplotlib",), "plot-sweep": ("matplotlib",)}
 
 
 def require_modules(command):
@@ -120,6 +120,9 @@ def build_parser():
     p = sub.add_parser("plot", help="PNG of loss and throughput from a metrics.jsonl")
     p.add_argument("metrics", help="metrics.jsonl written by pretrain")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
+    p = sub.add_parser("plot-sweep", help="PNG of efficiency and cost from trn-run's --sweep JSON")
+    p.add_argument("--input", required=True, help="the sweep's JSON (trn-run --plan --sweep --json)")
+    p.add_argument("--output", required=True, help="PNG file to write")
     return parser
 
 
@@ -139,6 +142,10 @@ def main(argv=None):
             from .plot import plot_metrics
 
             print(f"wrote {plot_metrics(args.metrics, args.output)}")
+        elif args.command == "plot-sweep":
+            from .plot_sweep import plot_sweep
+
+            print(f"wrote {plot_sweep(args.input, args.output)}")
     except TrainerError as e:
         print(f"trn_trainer: error: {e}", file=sys.stderr, flush=True)
         return e.exit_code

@@ -7,6 +7,9 @@ import os
 import statistics
 
 ENV_PREFIXES = ("NEURON_", "XLA_", "FI_")
+# Seconds of one micro-step, of the gradient all-reduce and of the optimizer in each step, where
+# the device can time them (optimizer_step.PhaseClock); their medians calibrate trn-run's forecast.
+PHASES = ("micro_step_s", "allreduce_s", "optimizer_s")
 
 
 def read_rows(path):
@@ -99,6 +102,9 @@ def summarize(rows, flops_per_seq, world_size, peak_flops):
     }
     if average is not None and peak_flops:
         out["mfu"] = average * flops_per_seq / (peak_flops * world_size)
+    phased = [r for r in timed if all(r.get(p) is not None for p in PHASES)]
+    if phased:
+        out["phase_medians"] = {p: statistics.median(r[p] for r in phased) for p in PHASES}
     return out
 
 
@@ -109,7 +115,8 @@ def metric(name, value, units, timestamp):
 def write_results(path, parameters, summary, extra_metrics=(), checkpoints=None):
     """The reference layout {"results": {"parameters", "metrics": [{MetricName, ...}]}} as valid
     JSON (null where a value is unknown), written to a temporary file and renamed. Beside it:
-    step_time_median_s and, with `checkpoints` (CheckpointWriter.report()), what saves cost."""
+    step_time_median_s, the step phases' medians and, with `checkpoints`
+    (CheckpointWriter.report()), what saves cost."""
     now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     metrics = [
         metric("Final loss", summary.get("final_loss"), "", now),
@@ -122,6 +129,8 @@ def write_results(path, parameters, summary, extra_metrics=(), checkpoints=None)
     doc = {"schema_version": 1, "results": {"parameters": parameters, "metrics": metrics}}
     if summary.get("step_time_median_s") is not None:
         doc["results"]["step_time_median_s"] = summary["step_time_median_s"]
+    if summary.get("phase_medians") is not None:
+        doc["results"]["phase_medians"] = summary["phase_medians"]
     if checkpoints is not None:
         doc["results"]["checkpoint_stall_median_s"] = checkpoints["stall_median_s"]
         doc["results"]["checkpoints"] = checkpoints

@@ -5,7 +5,7 @@ import math
 import os
 import time
 
-from .metrics import MetricsFile, TensorBoard, progress_line
+from .metrics import PHASES, MetricsFile, TensorBoard, progress_line
 
 RECENT_STEPS_FOR_ETA = 20
 
@@ -34,7 +34,7 @@ class StepLog:
         self.last_time = time.perf_counter()
 
     def record_many(self, steps):
-        """Write and show the rows of the steps (step, sums, grad_norm, lr, data_s, first) read
+        """Write and show the rows of the steps (step, sums, grad_norm, lr, timing, first) read
         at once - one step, or a few on a device that reads every --log-every steps - the time
         since the last record shared evenly among them. Returns each step's (loss, gradient norm
         or None) as read."""
@@ -43,14 +43,17 @@ class StepLog:
         self.last_time = now
         return [self._record(*entry, step_s) for entry in steps]
 
-    def _record(self, step, sums, grad_norm, lr, data_s, first, step_s):
+    def _record(self, step, sums, grad_norm, lr, timing, first, step_s):
         mlm, nsp = (float(v) for v in sums.detach().cpu().tolist())
         row = {
             "step": step, "loss": mlm + nsp, "mlm_loss": mlm, "nsp_loss": nsp, "lr": lr,
-            "seq_per_s": self.global_batch / step_s, "step_time_s": step_s, "data_time_s": data_s,
+            "seq_per_s": self.global_batch / step_s, "step_time_s": step_s, "data_time_s": timing["data_s"],
             "sequences": self.global_batch, "time_s": time.time() - self.started,
             "grad_norm": None if grad_norm is None else float(grad_norm),
         }
+        for phase in PHASES:
+            if phase in timing:
+                row[phase] = timing[phase]
         if first:
             row["first_of_run"] = True
         read = (row["loss"], row["grad_norm"])

@@ -94,7 +94,7 @@ class Trainer:
         self.log.restart_clock()
 
     def record_steps(self, steps):
-        """Log the steps (step, sums, grad_norm, lr, data_s, first), then stop the run if one
+        """Log the steps (step, sums, grad_norm, lr, timing, first), then stop the run if one
         diverged: the loss is checked where the log has already read it on the host, so no
         extra device sync."""
         for (step, _, _, lr, _, _), (loss, norm) in zip(steps, self.log.record_many(steps)):
@@ -112,11 +112,11 @@ class Trainer:
     def one_step(self):
         """Train, record and (when due) checkpoint one optimizer step."""
         run = self.run_state
-        sums, grad_norm, lr, data_s = train_step(run, self.inputs.global_batch, self.args.grad_clip,
+        sums, grad_norm, lr, timing = train_step(run, self.inputs.global_batch, self.args.grad_clip,
                                                  before_update=self.writer.fence, heartbeat=self.heartbeat)
         every = self.args.checkpoint_every
         checkpoint_due = (every and run.step % every == 0) or run.step == self.last_step
-        self.unread.append((run.step, sums, grad_norm, lr, data_s, self.first))
+        self.unread.append((run.step, sums, grad_norm, lr, timing, self.first))
         if self.read_due(run.step, checkpoint_due):
             run.device.after_step(self.record_steps, self.unread)
             self.unread = []

@@ -153,6 +153,7 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   plan.hang_timeout_s = profile.hang_timeout;
   plan.straggler_window = profile.straggler_window;
   plan.replace_stragglers = profile.replace_stragglers;
+  plan.forecast_model = profile.forecast_model;
   plan.resumable = takes_checkpoint_placeholder(profile.command);
   // A run directory that exists holds an earlier job's run (trn-run makes it only after
   // planning); one that cannot be looked at is taken as new.

@@ -283,6 +283,8 @@ std::vector<PlanField> all_fields() {
                  n(p.straggler_window) + "-step windows" +
                  (p.replace_stragglers ? ", replaced by a spare" : "")};
        }},
+      {.json_key = "forecast_model",
+       .json = [](const Plan& p) { return nlohmann::json(p.forecast_model); }},
       {.json_key = "run_dir",
        .json = [](const Plan& p) { return nlohmann::json(p.run_dir.string()); },
        .placeholder = "run_dir",

@@ -7,6 +7,7 @@
 #include "number_text.hpp"
 #include "profile_choices.hpp"
 #include "trn/common/error.hpp"
+#include "trn/forecast/model_shape.hpp"
 #include "trn/pcluster/node_features.hpp"
 #include "trn/plan/command_template.hpp"
 
@@ -124,6 +125,13 @@ bool set_checkpoint_local_dir(Profile& profile, std::string_view text, std::stri
   return true;
 }
 
+// The names are those of forecast::model_shape_names(); the accepted text below lists them.
+bool set_forecast_model(Profile& profile, std::string_view text, std::string&) {
+  if (!text.empty() && forecast::find_model_shape(text) == nullptr) return false;
+  profile.forecast_model = std::string(text);
+  return true;
+}
+
 bool is_env_name(std::string_view name) {
   if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -207,6 +215,11 @@ const std::vector<Field>& scalar_fields() {
       {{"replace_stragglers", "true or false",
         "swap a straggling node (3 windows above 1.15x the median) for a spare"},
        set_flag<&P::replace_stragglers>},
+      {{"forecast_model",
+        "bert-tiny, bert-mini, bert-base, bert-large, llama2-7b, llama2-13b or llama2-70b",
+        "the model's architecture, for the throughput, time and cost forecast of the plan "
+        "(docs/planner.md)"},
+       set_forecast_model},
   };
   return fields;
 }

@@ -128,7 +128,7 @@ TEST(ProfileYaml, UnknownKeySuggestsTheClosestWithLineAndColumn) {
 TEST(ProfileYaml, UnknownKeyWithoutNeighbourListsTheKeys) {
   const auto message = error_of([] { parse(minimal_profile + "colour: blue\n"); });
   EXPECT_THAT(message, StartsWith("p.yaml:5:1: unknown key 'colour'; keys: description, command,"));
-  EXPECT_THAT(message, HasSubstr("replace_stragglers, env"));
+  EXPECT_THAT(message, HasSubstr("replace_stragglers, forecast_model, env"));
 }
 
 TEST(ProfileYaml, WrongTypesNameTheValueAndItsPlace) {

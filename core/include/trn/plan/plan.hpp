@@ -88,6 +88,7 @@ struct Plan {
   std::int64_t hang_timeout_s = 0;
   std::int64_t straggler_window = 0;
   bool replace_stragglers = false;
+  std::string forecast_model;  // the profile's, for the forecast ("": none)
 
   // What each worker process runs: the training command, and the same for the compile phase
   // where {steps_this_run} is compile_steps instead of steps.

@@ -89,6 +89,9 @@ struct Profile {
   std::int64_t hang_timeout = 180;
   std::int64_t straggler_window = 10;
   bool replace_stragglers = false;
+  // The model's architecture for trn-run's throughput, time and cost forecast ("bert-large",
+  // "llama2-7b", ...: trn::forecast::model_shape_names()); "": no forecast.
+  std::string forecast_model;
 
   // Extra environment for every worker; values are templates like the command.
   std::map<std::string, std::string> env;

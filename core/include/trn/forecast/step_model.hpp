@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "trn/forecast/node_hardware.hpp"
+
+namespace trn::forecast {
+
+// The batch arithmetic and model size of one plan: what an optimizer step does.
+struct StepShape {
+  std::int64_t nodes = 0;
+  std::int64_t workers_per_node = 0;
+  std::int64_t tensor_parallel = 1;
+  std::int64_t pipeline_parallel = 1;
+  std::int64_t data_parallel = 0;
+  std::int64_t micro_batch = 0;
+  std::int64_t grad_accum = 0;
+  std::int64_t global_batch = 0;
+  double flops_per_sequence = 0;  // training FLOPs of one sequence
+  double parameters = 0;
+};
+
+// The fitted terms of the model (docs/planner.md#model). A micro-step takes
+// micro_step_s(shape) x (1 + per_node_slowdown x (nodes - 1)); a step adds the gradient
+// all-reduce, the optimizer, fixed_step_s and per_node_step_s x (nodes - 1).
+struct Calibration {
+  double mfu = 0;  // of the peak bf16 FLOP/s, for a micro-step without a measured time
+  // A measured micro-step (seconds) of a run with `measured_work` = micro_batch x FLOPs per
+  // sequence / (tp x pp) per worker; it scales with the work of the planned micro-step.
+  std::optional<double> measured_micro_step_s;
+  double measured_work = 0;
+  std::optional<double> measured_optimizer_s;  // per step, with `measured_parameters`
+  double measured_parameters = 0;
+  double per_node_slowdown = 0;
+  double per_node_step_s = 0;
+  double fixed_step_s = 0;  // a measured run's step beyond its parts (data, logging)
+  double gradient_bytes_per_parameter = 4;    // fp32 gradients
+  double optimizer_bytes_per_parameter = 32;  // AdamW reads and writes weights, moments, grads
+};
+
+// One optimizer step, predicted.
+struct StepForecast {
+  double micro_step_s = 0;  // one micro-step on one node, before the per-node slowdown
+  double compute_s = 0;     // all micro-steps (and the pipeline's fill and drain)
+  double allreduce_s = 0;   // the gradient all-reduce, exposed (after the last micro-step)
+  double optimizer_s = 0;
+  double overhead_s = 0;  // the fitted per-node and fixed terms
+  double step_s = 0;
+  double seq_per_s = 0;
+};
+
+// Throws trn::Error when a count or size is out of range (zero workers, degrees that do not
+// divide the workers).
+StepForecast forecast_step(const StepShape& shape, const NodeHardware& hardware,
+                           const Calibration& calibration);
+
+}  // namespace trn::forecast

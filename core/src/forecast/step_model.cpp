@@ -1,0 +1,95 @@
+#include "trn/forecast/step_model.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "trn/common/error.hpp"
+
+namespace trn::forecast {
+namespace {
+
+void check_shape(const StepShape& s) {
+  const std::int64_t model_parallel = s.tensor_parallel * s.pipeline_parallel;
+  if (s.nodes < 1 || s.workers_per_node < 1 || s.micro_batch < 1 || s.grad_accum < 1 ||
+      s.data_parallel < 1 || model_parallel < 1 || s.global_batch < 1) {
+    throw Error("cannot forecast a step of " + std::to_string(s.nodes) + " nodes x " +
+                std::to_string(s.workers_per_node) + " workers, micro-batch " +
+                std::to_string(s.micro_batch) + ", accumulation " + std::to_string(s.grad_accum) +
+                ": every count must be at least 1");
+  }
+  if (s.data_parallel * model_parallel != s.nodes * s.workers_per_node) {
+    throw Error(
+        "cannot forecast: tp x pp x dp = " + std::to_string(s.data_parallel * model_parallel) +
+        " is not the " + std::to_string(s.nodes * s.workers_per_node) + " workers");
+  }
+  if (s.flops_per_sequence <= 0 || s.parameters <= 0) {
+    throw Error("cannot forecast a model without FLOPs or parameters: set forecast_model");
+  }
+}
+
+// Seconds of one micro-step on one worker.
+double micro_step_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
+  const double work = static_cast<double>(s.micro_batch) * s.flops_per_sequence /
+                      static_cast<double>(s.tensor_parallel * s.pipeline_parallel);
+  if (c.measured_micro_step_s) return *c.measured_micro_step_s * work / c.measured_work;
+  if (c.mfu <= 0 || hw.peak_flops_per_worker <= 0) {
+    throw Error("cannot forecast " + hw.instance_type +
+                " nodes without a measured run: pass --calibrate RUN_DIR");
+  }
+  return work / (hw.peak_flops_per_worker * c.mfu);
+}
+
+// Ring all-reduce of the gradients: first among the data-parallel replicas inside a node
+// (NeuronLink), then each node's share across the nodes (EFA): 2(r-1)/r x bytes / bandwidth.
+double allreduce_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
+  const std::int64_t model_parallel = s.tensor_parallel * s.pipeline_parallel;
+  const double worker_bytes =
+      s.parameters * c.gradient_bytes_per_parameter / static_cast<double>(model_parallel);
+  const std::int64_t local_replicas =
+      std::max<std::int64_t>(1, s.workers_per_node / model_parallel);
+  double seconds = 0;
+  if (local_replicas > 1 && hw.intra_node_bytes_per_s > 0) {
+    const double r = static_cast<double>(local_replicas);
+    seconds += 2 * (r - 1) / r * worker_bytes / hw.intra_node_bytes_per_s;
+  }
+  const std::int64_t rings = s.data_parallel / local_replicas;  // replicas across nodes
+  if (rings > 1 && hw.inter_node_bytes_per_s > 0) {
+    const double r = static_cast<double>(rings);
+    const double node_bytes =
+        worker_bytes * static_cast<double>(std::min(s.workers_per_node, model_parallel));
+    seconds +=
+        2 * (r - 1) / r * node_bytes / hw.inter_node_bytes_per_s + 2 * (r - 1) * hw.latency_s;
+  }
+  return seconds;
+}
+
+double optimizer_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
+  const double worker_parameters =
+      s.parameters / static_cast<double>(s.tensor_parallel * s.pipeline_parallel);
+  if (c.measured_optimizer_s) {
+    return *c.measured_optimizer_s * worker_parameters / c.measured_parameters;
+  }
+  if (hw.memory_bytes_per_s_per_worker <= 0) return 0;
+  return worker_parameters * c.optimizer_bytes_per_parameter / hw.memory_bytes_per_s_per_worker;
+}
+
+}  // namespace
+
+StepForecast forecast_step(const StepShape& shape, const NodeHardware& hardware,
+                           const Calibration& calibration) {
+  check_shape(shape);
+  StepForecast f;
+  const double extra_nodes = static_cast<double>(shape.nodes - 1);
+  f.micro_step_s = micro_step_seconds(shape, hardware, calibration);
+  // 1F1B: the pipeline fills and drains over pp - 1 micro-steps.
+  const double micro_steps = static_cast<double>(shape.grad_accum + shape.pipeline_parallel - 1);
+  f.compute_s = micro_steps * f.micro_step_s * (1 + calibration.per_node_slowdown * extra_nodes);
+  f.allreduce_s = allreduce_seconds(shape, hardware, calibration);
+  f.optimizer_s = optimizer_seconds(shape, hardware, calibration);
+  f.overhead_s = calibration.fixed_step_s + calibration.per_node_step_s * extra_nodes;
+  f.step_s = f.compute_s + f.allreduce_s + f.optimizer_s + f.overhead_s;
+  f.seq_per_s = static_cast<double>(shape.global_batch) / f.step_s;
+  return f;
+}
+
+}  // namespace trn::forecast

@@ -1,0 +1,99 @@
+#include "trn/forecast/step_model.hpp"
+
+#include <gtest/gtest.h>
+
+#include "trn/common/error.hpp"
+
+namespace trn::forecast {
+namespace {
+
+NodeHardware hardware() {
+  NodeHardware hw;
+  hw.instance_type = "test";
+  hw.workers = 4;
+  hw.peak_flops_per_worker = 1e12;
+  hw.memory_bytes_per_s_per_worker = 1e9;
+  hw.intra_node_bytes_per_s = 1e9;
+  hw.inter_node_bytes_per_s = 1e8;
+  hw.latency_s = 0;
+  return hw;
+}
+
+StepShape shape(std::int64_t nodes, std::int64_t accumulation) {
+  StepShape s;
+  s.nodes = nodes;
+  s.workers_per_node = 4;
+  s.data_parallel = nodes * 4;
+  s.micro_batch = 2;
+  s.grad_accum = accumulation;
+  s.global_batch = 2 * accumulation * s.data_parallel;
+  s.flops_per_sequence = 1e11;
+  s.parameters = 1e6;
+  return s;
+}
+
+TEST(StepModel, EachTermFollowsItsFormula) {
+  Calibration c;
+  c.mfu = 0.5;
+  c.per_node_slowdown = 0.01;
+  c.per_node_step_s = 0.1;
+  const StepForecast f = forecast_step(shape(3, 8), hardware(), c);
+  EXPECT_DOUBLE_EQ(f.micro_step_s, 2 * 1e11 / (1e12 * 0.5));
+  EXPECT_DOUBLE_EQ(f.compute_s, 8 * 0.4 * 1.02);
+  // 4 replicas in a node, then 3 nodes: 2(r-1)/r x 4 MB each time
+  EXPECT_NEAR(f.allreduce_s, 1.5 * 4e6 / 1e9 + 2.0 * 2 / 3 * 4e6 * 1 / 1e8, 1e-12);
+  EXPECT_DOUBLE_EQ(f.optimizer_s, 1e6 * 32 / 1e9);
+  EXPECT_DOUBLE_EQ(f.overhead_s, 0.2);
+  EXPECT_DOUBLE_EQ(f.step_s, f.compute_s + f.allreduce_s + f.optimizer_s + f.overhead_s);
+  EXPECT_DOUBLE_EQ(f.seq_per_s, 2 * 8 * 12 / f.step_s);
+}
+
+TEST(StepModel, OneNodeHasNoCrossNodeTerms) {
+  Calibration c;
+  c.mfu = 0.5;
+  c.per_node_slowdown = 0.5;
+  c.per_node_step_s = 10;
+  const StepForecast f = forecast_step(shape(1, 8), hardware(), c);
+  EXPECT_DOUBLE_EQ(f.compute_s, 8 * 0.4);
+  EXPECT_DOUBLE_EQ(f.overhead_s, 0);
+  EXPECT_NEAR(f.allreduce_s, 1.5 * 4e6 / 1e9, 1e-12);
+}
+
+TEST(StepModel, TensorParallelSplitsTheWorkAndPipelineAddsFillAndDrain) {
+  Calibration c;
+  c.mfu = 0.5;
+  StepShape s = shape(2, 4);
+  s.tensor_parallel = 2;
+  s.pipeline_parallel = 2;
+  s.data_parallel = 2;
+  s.global_batch = 2 * 4 * 2;
+  const StepForecast f = forecast_step(s, hardware(), c);
+  EXPECT_DOUBLE_EQ(f.micro_step_s, 2 * 1e11 / 4 / (1e12 * 0.5));
+  EXPECT_DOUBLE_EQ(f.compute_s, (4 + 1) * f.micro_step_s);
+}
+
+TEST(StepModel, AMeasuredMicroStepScalesWithTheWork) {
+  Calibration c;
+  c.measured_micro_step_s = 0.3;
+  c.measured_work = 1e11;  // one sequence
+  c.measured_optimizer_s = 0.05;
+  c.measured_parameters = 2e6;
+  const StepForecast f = forecast_step(shape(1, 1), hardware(), c);
+  EXPECT_DOUBLE_EQ(f.micro_step_s, 0.6);
+  EXPECT_DOUBLE_EQ(f.optimizer_s, 0.025);
+}
+
+TEST(StepModel, ShapesThatCannotRunAreErrors) {
+  Calibration c;
+  c.mfu = 0.5;
+  StepShape s = shape(2, 4);
+  s.data_parallel = 3;
+  EXPECT_THROW(forecast_step(s, hardware(), c), Error);
+  s = shape(2, 4);
+  s.grad_accum = 0;
+  EXPECT_THROW(forecast_step(s, hardware(), c), Error);
+  EXPECT_THROW(forecast_step(shape(1, 1), hardware(), Calibration{}), Error);  // no MFU, no run
+}
+
+}  // namespace
+}  // namespace trn::forecast
