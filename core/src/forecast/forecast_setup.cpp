@@ -78,6 +78,8 @@ StepShape step_shape(const plan::Plan& plan, const ForecastSetup& setup) {
   s.global_batch = plan.global_batch;
   s.flops_per_sequence = training_flops_per_sequence(*setup.model, setup.seq_len);
   s.parameters = parameter_count(*setup.model);
+  s.tensor_parallel_bytes =
+      tensor_parallel_bytes(*setup.model, setup.seq_len, plan.micro_batch, plan.pipeline_parallel);
   return s;
 }
 

@@ -1,5 +1,6 @@
 #include "trn/forecast/model_shape.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace trn::forecast {
@@ -57,6 +58,15 @@ double training_flops_per_sequence(const ModelShape& s, std::int64_t seq_len) {
   double flops = 6 * layers * layer_parameters(s) * tokens + 12 * layers * h * tokens * tokens;
   if (untied_output(s)) flops += 6 * static_cast<double>(s.vocab) * h * tokens;
   return flops;
+}
+
+double tensor_parallel_bytes(const ModelShape& s, std::int64_t seq_len, std::int64_t micro_batch,
+                             std::int64_t pipeline_parallel) {
+  const double layers_per_stage = static_cast<double>(s.layers) /
+                                  static_cast<double>(std::max<std::int64_t>(1, pipeline_parallel));
+  const double activation_bytes = static_cast<double>(micro_batch) * static_cast<double>(seq_len) *
+                                  static_cast<double>(s.hidden) * 2;
+  return 4 * layers_per_stage * activation_bytes;
 }
 
 }  // namespace trn::forecast

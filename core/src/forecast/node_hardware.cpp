@@ -16,6 +16,7 @@ NodeHardware trn1(std::string_view type, double neuronlink_gib, double efa_gbps,
   hw.peak_flops_per_worker = 3040e12 / 32;
   hw.memory_bytes_per_s_per_worker = 13120 * kGiB / 32;
   hw.intra_node_bytes_per_s = neuronlink_gib * kGiB;
+  hw.workers_per_device = 2;
   hw.inter_node_bytes_per_s = efa_gbps * 1e9 / 8;
   hw.latency_s = 20e-6;
   hw.price_on_demand = on_demand;

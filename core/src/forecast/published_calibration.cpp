@@ -21,13 +21,15 @@ double published_step_s(const PublishedPoint& p) {
   return static_cast<double>(p.global_batch) / p.seq_per_s;
 }
 
-// The MFU that makes the model meet `point` with the other terms of `calibration`: the compute
-// time scales as 1 / MFU, nothing else depends on it.
+// The MFU that makes the model meet `point` with the other terms of `calibration`: of a
+// micro-step, only the compute part (not the tensor-parallel all-reduces) scales as 1 / MFU.
 double fit_mfu(const PublishedPoint& point, Calibration calibration) {
   calibration.mfu = 1;
   const StepForecast at_peak = forecast_step(published_shape(point), trn1_hardware(), calibration);
-  const double rest = at_peak.step_s - at_peak.compute_s;
-  return at_peak.compute_s / (published_step_s(point) - rest);
+  const double compute_target = published_step_s(point) - (at_peak.step_s - at_peak.compute_s);
+  const double micro_step_target = at_peak.micro_step_s * compute_target / at_peak.compute_s;
+  return (at_peak.micro_step_s - at_peak.tensor_parallel_s) /
+         (micro_step_target - at_peak.tensor_parallel_s);
 }
 
 const PublishedPoint& find_point(std::string_view model, std::string_view sdk, PointRole role,
@@ -82,6 +84,8 @@ StepShape published_shape(const PublishedPoint& p) {
   s.global_batch = p.global_batch;
   s.flops_per_sequence = training_flops_per_sequence(model, p.seq_len);
   s.parameters = parameter_count(model);
+  s.tensor_parallel_bytes =
+      tensor_parallel_bytes(model, p.seq_len, p.micro_batch, p.pipeline_parallel);
   return s;
 }
 

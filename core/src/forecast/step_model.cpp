@@ -39,6 +39,16 @@ double micro_step_seconds(const StepShape& s, const NodeHardware& hw, const Cali
   return work / (hw.peak_flops_per_worker * c.mfu);
 }
 
+// The tensor-parallel group's activation all-reduces of one micro-step: a ring over NeuronLink,
+// which every NeuronCore of a device shares with the other. A measured micro-step has them in.
+double tensor_parallel_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
+  if (s.tensor_parallel < 2 || c.measured_micro_step_s || hw.intra_node_bytes_per_s <= 0) return 0;
+  const double t = static_cast<double>(s.tensor_parallel);
+  const double per_worker = hw.intra_node_bytes_per_s /
+                            static_cast<double>(std::max<std::int64_t>(1, hw.workers_per_device));
+  return 2 * (t - 1) / t * s.tensor_parallel_bytes / per_worker;
+}
+
 // Ring all-reduce of the gradients: first among the data-parallel replicas inside a node
 // (NeuronLink), then each node's share across the nodes (EFA): 2(r-1)/r x bytes / bandwidth.
 double allreduce_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
@@ -80,7 +90,8 @@ StepForecast forecast_step(const StepShape& shape, const NodeHardware& hardware,
   check_shape(shape);
   StepForecast f;
   const double extra_nodes = static_cast<double>(shape.nodes - 1);
-  f.micro_step_s = micro_step_seconds(shape, hardware, calibration);
+  f.tensor_parallel_s = tensor_parallel_seconds(shape, hardware, calibration);
+  f.micro_step_s = micro_step_seconds(shape, hardware, calibration) + f.tensor_parallel_s;
   // 1F1B: the pipeline fills and drains over pp - 1 micro-steps.
   const double micro_steps = static_cast<double>(shape.grad_accum + shape.pipeline_parallel - 1);
   f.compute_s = micro_steps * f.micro_step_s * (1 + calibration.per_node_slowdown * extra_nodes);

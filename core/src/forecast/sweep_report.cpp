@@ -86,7 +86,8 @@ std::vector<std::string> assumption_lines(const plan::Plan& plan, const Forecast
   lines.push_back("micro-step: " +
                   (c.measured_micro_step_s ? fixed(*c.measured_micro_step_s, 4) + " s measured"
                                            : "MFU " + percent(c.mfu)) +
-                  "; pipeline fill and drain (1F1B) added for pp > 1");
+                  "; tensor-parallel all-reduces (4 per layer) over the NeuronLink share of a "
+                  "worker for tp > 1; pipeline fill and drain (1F1B) for pp > 1");
   lines.push_back("per extra node: micro-steps " + percent(c.per_node_slowdown, 2) + " slower, " +
                   fixed(c.per_node_step_s, 3) + " s per step; fixed " + fixed(c.fixed_step_s, 3) +
                   " s per step");

@@ -33,6 +33,12 @@ TEST(ModelShape, LlamaFlopsAreSixPerParameterPerTokenPlusAttention) {
               1e-9);
 }
 
+TEST(ModelShape, TensorParallelBytesAreFourActivationAllReducesPerLayerOfTheStage) {
+  // Llama 2 13B, pipeline 4: 10 layers per stage, micro-batch 1, seq 4,096, hidden 5,120, bf16
+  EXPECT_DOUBLE_EQ(tensor_parallel_bytes(*find_model_shape("llama2-13b"), 4096, 1, 4),
+                   4.0 * 10 * 4096 * 5120 * 2);
+}
+
 TEST(ModelShape, UnknownNamesAreNotFound) {
   EXPECT_EQ(find_model_shape("gpt-5"), nullptr);
   EXPECT_EQ(find_model_shape(""), nullptr);

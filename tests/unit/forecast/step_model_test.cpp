@@ -72,6 +72,25 @@ TEST(StepModel, TensorParallelSplitsTheWorkAndPipelineAddsFillAndDrain) {
   EXPECT_DOUBLE_EQ(f.compute_s, (4 + 1) * f.micro_step_s);
 }
 
+TEST(StepModel, TensorParallelActivationsAreAllReducedOverTheSharedNeuronLink) {
+  Calibration c;
+  c.mfu = 0.5;
+  NodeHardware hw = hardware();
+  hw.workers_per_device = 2;
+  StepShape s = shape(1, 4);
+  s.tensor_parallel = 4;
+  s.data_parallel = 1;
+  s.global_batch = 2 * 4;
+  s.tensor_parallel_bytes = 3e6;
+  const StepForecast f = forecast_step(s, hw, c);
+  EXPECT_DOUBLE_EQ(f.tensor_parallel_s, 2.0 * 3 / 4 * 3e6 / (1e9 / 2));
+  EXPECT_DOUBLE_EQ(f.micro_step_s, 2 * 1e11 / 4 / (1e12 * 0.5) + f.tensor_parallel_s);
+  s.tensor_parallel = 1;
+  s.data_parallel = 4;
+  s.global_batch = 2 * 4 * 4;
+  EXPECT_EQ(forecast_step(s, hw, c).tensor_parallel_s, 0);  // no group, no all-reduce
+}
+
 TEST(StepModel, AMeasuredMicroStepScalesWithTheWork) {
   Calibration c;
   c.measured_micro_step_s = 0.3;

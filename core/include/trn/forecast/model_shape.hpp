@@ -34,4 +34,10 @@ double parameter_count(const ModelShape& shape);
 // seq_len^2) and Llama's output layer. For BERT this is the trainer's 12 L H S (6H + S).
 double training_flops_per_sequence(const ModelShape& shape, std::int64_t seq_len);
 
+// Bytes one worker all-reduces in its tensor-parallel group per micro-step (Megatron's split of
+// a block: two activation all-reduces forward, two backward, per layer of its pipeline stage;
+// bf16 values of micro_batch x seq_len x hidden).
+double tensor_parallel_bytes(const ModelShape& shape, std::int64_t seq_len,
+                             std::int64_t micro_batch, std::int64_t pipeline_parallel);
+
 }  // namespace trn::forecast

@@ -14,6 +14,7 @@ struct NodeHardware {
   double peak_flops_per_worker = 0;          // dense bf16
   double memory_bytes_per_s_per_worker = 0;  // device memory bandwidth, the optimizer's bound
   double intra_node_bytes_per_s = 0;         // NeuronLink, device to device
+  std::int64_t workers_per_device = 1;       // NeuronCores sharing a device's NeuronLink
   double inter_node_bytes_per_s = 0;         // EFA, the whole node
   double latency_s = 0;                      // per ring step of a collective across nodes
   double price_on_demand = 0;                // USD per node-hour

@@ -19,6 +19,10 @@ struct StepShape {
   std::int64_t global_batch = 0;
   double flops_per_sequence = 0;  // training FLOPs of one sequence
   double parameters = 0;
+  // Bytes one worker all-reduces inside its tensor-parallel group per micro-step, before the
+  // ring's 2(t-1)/t: Megatron's four activation all-reduces per layer (two forward, two
+  // backward) of micro_batch x seq_len x hidden bf16 values, for the layers of its stage.
+  double tensor_parallel_bytes = 0;
 };
 
 // The fitted terms of the model (docs/planner.md#model). A micro-step takes
@@ -41,9 +45,10 @@ struct Calibration {
 
 // One optimizer step, predicted.
 struct StepForecast {
-  double micro_step_s = 0;  // one micro-step on one node, before the per-node slowdown
-  double compute_s = 0;     // all micro-steps (and the pipeline's fill and drain)
-  double allreduce_s = 0;   // the gradient all-reduce, exposed (after the last micro-step)
+  double micro_step_s = 0;       // one micro-step on one node, before the per-node slowdown
+  double tensor_parallel_s = 0;  // of which the tensor-parallel all-reduces
+  double compute_s = 0;          // all micro-steps (and the pipeline's fill and drain)
+  double allreduce_s = 0;        // the gradient all-reduce, exposed (after the last micro-step)
   double optimizer_s = 0;
   double overhead_s = 0;  // the fitted per-node and fixed terms
   double step_s = 0;
