@@ -22,9 +22,9 @@ std::optional<forecast::ForecastSetup> plan_forecast(const plan::Plan& plan,
   return forecast::forecast_setup(plan, measured, options.prices, why_not);
 }
 
-std::string forecast_headline(const plan::Plan& plan, const ForecastOptions& options) {
-  std::string why_not;
-  const auto setup = plan_forecast(plan, options, why_not);
+std::string forecast_headline(const plan::Plan& plan,
+                              const std::optional<forecast::ForecastSetup>& setup,
+                              const std::string& why_not) {
   if (!setup) return "forecast: none (" + why_not + ")";
   return forecast::forecast_line(plan, *setup);
 }

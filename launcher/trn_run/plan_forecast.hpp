@@ -25,8 +25,11 @@ std::optional<forecast::ForecastSetup> plan_forecast(const plan::Plan& plan,
                                                      const ForecastOptions& options,
                                                      std::string& why_not);
 
-// "forecast: ..." or "forecast: none (why)", the first line of every plan trn-run prints.
-std::string forecast_headline(const plan::Plan& plan, const ForecastOptions& options);
+// "forecast: ..." or "forecast: none (why)", the first line of every plan trn-run prints, for
+// what plan_forecast returned.
+std::string forecast_headline(const plan::Plan& plan,
+                              const std::optional<forecast::ForecastSetup>& setup,
+                              const std::string& why_not);
 
 // trn-run --plan --sweep: the table (or --json, --csv) on stdout, and the --png plot (drawn by
 // the trn_trainer package in `trainer_dir`). The profile is planned on each count as `request`

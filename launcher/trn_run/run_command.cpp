@@ -328,16 +328,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     if (options.forecast.sweep)
       return print_sweep(profile, request, plan, options.forecast, options.json,
                          layout.trainer_dir);
+    std::string why_not;
+    const auto setup = plan_forecast(plan, options.forecast, why_not);
     if (options.json) {
       auto doc = plan::to_json(plan);
-      std::string why_not;
-      if (const auto setup = plan_forecast(plan, options.forecast, why_not)) {
-        doc["forecast"] = forecast::forecast_json(plan, *setup);
-      }
+      if (setup) doc["forecast"] = forecast::forecast_json(plan, *setup);
       std::cout << doc.dump(2) << '\n';
     } else {
-      std::cout << forecast_headline(plan, options.forecast) << '\n'
-                << plan::render_plan_text(plan);
+      std::cout << forecast_headline(plan, setup, why_not) << '\n' << plan::render_plan_text(plan);
     }
     return kSuccess;
   }
@@ -388,14 +386,12 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
 
   std::filesystem::create_directories(plan.run_dir / "logs");
   write_file_atomically(plan.run_dir / "plan.json", plan::to_json(plan).dump(2) + "\n", 0644);
+  // The forecast of the plan the job runs: its first line, and results.json's comparison.
+  std::string why_not;
+  const auto setup = plan_forecast(plan, options.forecast, why_not);
   std::optional<nlohmann::json> predicted;
-  {
-    std::string why_not;
-    if (const auto setup = plan_forecast(plan, options.forecast, why_not)) {
-      predicted = forecast::forecast_json(plan, *setup);
-    }
-  }
-  std::cout << forecast_headline(plan, options.forecast) << '\n' << plan::render_plan_text(plan);
+  if (setup) predicted = forecast::forecast_json(plan, *setup);
+  std::cout << forecast_headline(plan, setup, why_not) << '\n' << plan::render_plan_text(plan);
   // Slurm ends a job at scancel or its time limit without a word from us: say up front how to
   // go on from the checkpoints.
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
