@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "common/exit_codes.hpp"
+#include "step_setup.hpp"
 #include "trn/common/env_names.hpp"
-#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
@@ -38,11 +38,7 @@ void write_png(const std::string& file, const nlohmann::json& sweep,
   write_file_atomically(json_file, sweep.dump(2) + "\n", 0644);
   ProcessOptions process;
   process.stdin_dev_null = true;
-  std::string python_path = trainer_dir.string();
-  if (const auto existing = env_value(env::kPythonPath); existing && !existing->empty()) {
-    python_path += ":" + *existing;
-  }
-  process.extra_env.emplace(env::kPythonPath, python_path);
+  process.extra_env.emplace(env::kPythonPath, trainer_python_path(trainer_dir));
   const int status = wait_process(start_process(
       {"python3", "-m", "trn_trainer", "plot-sweep", "--input", json_file, "--output", file},
       process));

@@ -15,14 +15,18 @@ std::vector<std::string> srun_layout(const plan::Plan& plan) {
   return args;
 }
 
-std::map<std::string, std::string> step_environment(const plan::Plan& plan,
-                                                    const InstallLayout& layout) {
-  auto env = plan.env;
-  auto python_path = layout.trainer_dir.string();
+std::string trainer_python_path(const std::filesystem::path& trainer_dir) {
+  auto python_path = trainer_dir.string();
   if (const auto existing = env_value(trn::env::kPythonPath); existing && !existing->empty()) {
     python_path += ":" + *existing;
   }
-  env.emplace(trn::env::kPythonPath, python_path);
+  return python_path;
+}
+
+std::map<std::string, std::string> step_environment(const plan::Plan& plan,
+                                                    const InstallLayout& layout) {
+  auto env = plan.env;
+  env.emplace(trn::env::kPythonPath, trainer_python_path(layout.trainer_dir));
   // The training environment of the cluster install (torch-neuronx, neuronx-cc, torchrun,
   // neuron_parallel_compile): its bin folder first on every step's PATH.
   if (const auto venv_bin = training_venv_bin()) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -16,6 +17,9 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 // srun's options for the plan's nodes and tasks.
 std::vector<std::string> srun_layout(const plan::Plan& plan);
+
+// PYTHONPATH with the trn_trainer package in `trainer_dir` first, then the caller's own.
+std::string trainer_python_path(const std::filesystem::path& trainer_dir);
 
 // The environment every step of the plan gets: the profile's env, the trainer on PYTHONPATH,
 // the cluster install's training environment first on PATH.

@@ -18,12 +18,20 @@ constexpr std::string_view kFix =
   throw Error(file.string() + ": " + problem + ": " + std::string(kFix));
 }
 
+// "results.parameters.micro_batch"
+std::string dotted(std::initializer_list<const char*> path) {
+  std::string name;
+  for (const char* key : path) name.append(name.empty() ? "" : ".").append(key);
+  return name;
+}
+
+// Names the first key that is missing ("no results.phase_medians").
 const nlohmann::json& entry(const nlohmann::json& doc, const std::filesystem::path& file,
                             std::initializer_list<const char*> path) {
   const nlohmann::json* at = &doc;
   std::string name;
   for (const char* key : path) {
-    name += (name.empty() ? "" : ".") + std::string(key);
+    name.append(name.empty() ? "" : ".").append(key);
     if (!at->is_object() || !at->contains(key)) bad_results(file, "no " + name);
     at = &(*at)[key];
   }
@@ -33,11 +41,9 @@ const nlohmann::json& entry(const nlohmann::json& doc, const std::filesystem::pa
 double positive(const nlohmann::json& doc, const std::filesystem::path& file,
                 std::initializer_list<const char*> path, bool zero_allowed = false) {
   const nlohmann::json& value = entry(doc, file, path);
-  std::string name;
-  for (const char* key : path) name += (name.empty() ? "" : ".") + std::string(key);
   if (!value.is_number() || value.get<double>() < 0 ||
       (!zero_allowed && value.get<double>() == 0)) {
-    bad_results(file, name + " is " + value.dump() + ", not a number above 0");
+    bad_results(file, dotted(path) + " is " + value.dump() + ", not a number above 0");
   }
   return value.get<double>();
 }
@@ -47,9 +53,7 @@ std::int64_t count(const nlohmann::json& doc, const std::filesystem::path& file,
   const nlohmann::json& value = entry(doc, file, path);
   if (!value.is_number_integer() || value.get<std::int64_t>() < 1 ||
       value.get<std::int64_t>() > (std::int64_t{1} << 40)) {
-    std::string name;
-    for (const char* key : path) name += (name.empty() ? "" : ".") + std::string(key);
-    bad_results(file, name + " is " + value.dump() + ", not a count");
+    bad_results(file, dotted(path) + " is " + value.dump() + ", not a count");
   }
   return value.get<std::int64_t>();
 }
@@ -98,7 +102,6 @@ RunMeasurement read_run_measurement(const std::filesystem::path& run_dir) {
   run.micro_step_s = positive(doc, run.file, {"results", "phase_medians", "micro_step_s"});
   run.allreduce_s = positive(doc, run.file, {"results", "phase_medians", "allreduce_s"}, true);
   run.optimizer_s = positive(doc, run.file, {"results", "phase_medians", "optimizer_s"}, true);
-  run.seq_per_s = static_cast<double>(s.global_batch) / run.step_s;
   return run;
 }
 

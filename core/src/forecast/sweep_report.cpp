@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <utility>
 
 #include "trn/forecast/published_calibration.hpp"
 
@@ -225,10 +226,20 @@ std::string render_sweep_csv(const std::vector<SweepRow>& rows) {
   return out.str();
 }
 
-std::string forecast_line(const plan::Plan& plan, const ForecastSetup& setup) {
+namespace {
+
+// One plan's step and what its steps cost.
+std::pair<StepForecast, TrainingCost> plan_forecast(const plan::Plan& plan,
+                                                    const ForecastSetup& setup) {
   const StepForecast step =
       forecast_step(step_shape(plan, setup), setup.hardware, setup.calibration);
-  const TrainingCost cost = training_cost(plan, step, setup.hardware);
+  return {step, training_cost(plan, step, setup.hardware)};
+}
+
+}  // namespace
+
+std::string forecast_line(const plan::Plan& plan, const ForecastSetup& setup) {
+  const auto [step, cost] = plan_forecast(plan, setup);
   return "forecast: " + grouped(step.seq_per_s, 1) + " seq/s, " + fixed(step.step_s, 3) +
          " s per step; " + grouped(static_cast<double>(plan.steps), 0) + " steps in " +
          duration_text(cost.train_s) + "; " + money(cost.on_demand) + " on demand, " +
@@ -237,9 +248,7 @@ std::string forecast_line(const plan::Plan& plan, const ForecastSetup& setup) {
 }
 
 nlohmann::json forecast_json(const plan::Plan& plan, const ForecastSetup& setup) {
-  const StepForecast step =
-      forecast_step(step_shape(plan, setup), setup.hardware, setup.calibration);
-  const TrainingCost cost = training_cost(plan, step, setup.hardware);
+  const auto [step, cost] = plan_forecast(plan, setup);
   return {{"step", step_json(step)},
           {"train_s", cost.train_s},
           {"cost_on_demand_usd", cost.on_demand},

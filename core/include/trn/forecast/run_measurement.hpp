@@ -19,7 +19,6 @@ struct RunMeasurement {
   double micro_step_s = 0;
   double allreduce_s = 0;
   double optimizer_s = 0;
-  double seq_per_s = 0;
 };
 
 // Throws trn::Error naming the file and the missing or wrong entry (and how to get one: a run
