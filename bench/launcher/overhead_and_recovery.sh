@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # trn-run on a local 4-node cluster: (1) its own time from start to the training srun with the
 # compile phase skipped, (2) recovery after a node is lost (slurmd and its tasks killed), side by
-# side: the requeue path without a spare vs in-job restart with a spare (docs/recovery.md) -
-# seconds from the kill to the first resumed training step, and steps redone after resuming.
+# side: the requeue path without a spare vs in-job restart with a spare vs in-job restart with a
+# spare and peer snapshots every step (docs/recovery.md) - seconds from the kill to the first
+# resumed training step, and steps redone after resuming.
 # Usage: bench/launcher/overhead_and_recovery.sh [BUILD_DIR]   (default build/default)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -20,17 +21,21 @@ for round in 1 2 3; do
 done
 overhead=$(printf '%s\n' "${overheads[@]}" | sort -g | sed -n 2p)
 
-# recover MODE: a job loses its second node (slurmd and its tasks killed) right after the step-10
-# checkpoint. requeue: 2 nodes, no spare (the job is requeued; trn-run releases Slurm's hold on
-# it); spare: 3 nodes with --spare-nodes 1 (the spare takes over inside the job). Sets
-# total_<MODE> (kill -> first resumed step), lost_<MODE> (steps redone) and split_<MODE>.
+# recover MODE: a job loses its second node (slurmd and its tasks killed) once step 13 is logged
+# (3 steps after the step-10 checkpoint). requeue: 2 nodes, no spare (the job is requeued;
+# trn-run releases Slurm's hold on it); spare: 3 nodes with --spare-nodes 1 (the spare takes
+# over inside the job); peers: as spare, with the node-local tier in each node's own /dev/shm
+# and a peer snapshot every step. Sets total_<MODE> (kill -> first resumed step), lost_<MODE>
+# (steps redone) and split_<MODE>.
 recover() {
   local mode=$1 nodes=2 extra=() job run victim killed resumed
-  [[ $mode == spare ]] && { nodes=3; extra=(--spare-nodes 1); }
+  [[ $mode != requeue ]] && { nodes=3; extra=(--spare-nodes 1); }
+  [[ $mode == peers ]] && extra+=(--set checkpoint_local_dir=/dev/shm/trn-checkpoints --set snapshot_every=1)
   job=$(slurm sbatch --parsable --exclusive --nodes=$nodes -D "$work" trn-run "${args[@]}" --steps 40 \
     --set checkpoint_every=5 "${extra[@]}")
   run=$work/runs/bert_tiny-$job
-  wait_until 600 "checkpoint $run/ckpt_10 committed" test -f "$run/ckpt_10.json"
+  step_logged() { grep -q '"step": 13,' "$run/metrics.jsonl" 2>/dev/null; }
+  wait_until 600 "step 13 logged in $run/metrics.jsonl" step_logged
   victim=$(slurm scontrol show hostnames "$(job_field "$job" NodeList)" | sed -n 2p)
   cluster kill-node "$victim"
   killed=$(date +%s.%N)
@@ -50,8 +55,11 @@ PY
 )"
   printf -v "total_$mode" %.1f "$(echo "$resumed - $killed" | bc)"
   wait_done "$job"
-  if [[ $mode == spare ]]; then
-    split_spare=$(field "$run/results.json" "'detect %.1f + find %.1f + drain %.1f + restart %.1f + first step %.1f s' % tuple(d['phases']['recoveries'][0][k] for k in ('detection_s', 'find_s', 'drain_s', 'restart_s', 'first_step_s'))")
+  if [[ $mode == peers ]]; then
+    stall_peers=$(field "$run/results.json" "'%.1f ms of a %.0f ms step (median), write and copy %.0f ms in the background' % (1e3 * d['results']['checkpoints']['snapshots']['stall_median_s'], 1e3 * d['results']['step_time_median_s'], 1e3 * d['results']['checkpoints']['snapshots']['write_median_s'])")
+  fi
+  if [[ $mode != requeue ]]; then
+    printf -v "split_$mode" %s "$(field "$run/results.json" "'detect %.1f + find %.1f + drain %.1f + restart %.1f + first step %.1f s' % tuple(d['phases']['recoveries'][0][k] for k in ('detection_s', 'find_s', 'drain_s', 'restart_s', 'first_step_s'))")"
   else
     split_requeue="restarts $(job_field "$job" Restarts) (Slurm requeue, hold released by trn-run)"
   fi
@@ -62,6 +70,7 @@ PY
 }
 recover requeue
 recover spare
+recover peers
 
 echo "trn-run on a local 4-node cluster, $(nproc) cores, $(date -u +%F)"
 printf '| %-52s | %10s | %8s |\n' measurement measured target
@@ -69,6 +78,9 @@ printf '|%s|%s|%s|\n' "------------------------------------------------------" "
 printf '| %-52s | %8.3f s | %6s s |\n' "trn-run start to training srun (compile skipped)" "$overhead" 1
 printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: requeue, no spare" "$total_requeue" "-"
 printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: in-job, a spare" "$total_spare" 30
-printf '| %-52s | %10s | %8s |\n' "steps redone: requeue / in-job" "$lost_requeue / $lost_spare" "<= 5"
+printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: in-job, peer snapshots" "$total_peers" 30
+printf '| %-52s | %10s | %8s |\n' "steps redone: requeue / in-job / peer snapshots" "$lost_requeue / $lost_spare / $lost_peers" "<= 1"
 echo "requeue: $split_requeue"
 echo "in-job: $split_spare"
+echo "in-job, peer snapshots: $split_peers"
+echo "peer snapshot per step: $stall_peers"

@@ -52,7 +52,7 @@ class ThreadRanks:
                 ranks._barrier.wait(timeout=30)  # everyone read them before the next round
                 return records
 
-            def any_busy(self, busy):
+            def any_rank(self, busy):
                 return busy
 
         return Group()

@@ -58,7 +58,7 @@ def test_a_save_is_skipped_on_every_rank_when_any_rank_still_writes():
     """This rank's writer is idle, another rank's is not: the group says busy, so this rank
     skips too (the shards of one checkpoint come from one round on every rank)."""
     class AnotherRankBusy(SingleProcess):
-        def any_busy(self, busy):
+        def any_rank(self, busy):
             return True
 
     writer = CheckpointWriter(lambda step, state: "ckpt", [].append, AnotherRankBusy())
@@ -166,7 +166,7 @@ def test_a_full_node_local_tier_costs_warnings_and_the_run_directory_has_every_c
     disk = str(tmp_path / "disk")
     out = str(tmp_path / "run")
     args = pretrain_args(corpus_dir, out, "--checkpoint-every", "2", "--checkpoint-mode", "sync",
-                         "--checkpoint-local-dir", disk + "/local", steps=4)
+                         "--checkpoint-local-dir", disk + "/local", "--snapshot-every", "0", steps=4)
     result = _run_with_a_small_disk(disk, "20m", args)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "warning: checkpoint of step 4 not on the node-local tier" in result.stdout

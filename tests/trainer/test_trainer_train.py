@@ -143,7 +143,7 @@ def test_killed_while_saving_resumes_from_the_previous_checkpoint(corpus_dir, re
     reference's losses; the killed writer's temporary files go with later saves."""
     out, local = str(tmp_path / "run"), str(tmp_path / "node-local")
     # Written in the step (sync): a background save still in flight would skip checkpoint 4.
-    extra = ("--checkpoint-every", "2", "--checkpoint-mode", "sync") + \
+    extra = ("--checkpoint-every", "2", "--checkpoint-mode", "sync", "--snapshot-every", "0") + \
         (("--checkpoint-local-dir", local) if tiers == "local" else ())
     cmd = [PYTHON, "-m", "die_during_save"] + pretrain_args(corpus_dir, out, *extra, steps=8)
     killed = subprocess.run(cmd, env=child_env(TRN_DIE_DURING_SAVE="4", TRN_DIE_AT=at),

@@ -104,8 +104,8 @@ def check_shard(entry, size, sha256, what):
                          f"({entry['bytes']} bytes): truncated or corrupt")
 
 
-def read_shard(directory, entry):
-    """The loaded shard of manifest entry `entry` from `directory`, checked against the entry;
+def read_shard_bytes(directory, entry):
+    """The bytes of manifest entry `entry`'s shard in `directory`, checked against the entry;
     ValueError when missing, truncated or corrupt."""
     path = os.path.join(directory, entry["file"])
     try:
@@ -114,7 +114,19 @@ def read_shard(directory, entry):
     except FileNotFoundError:
         raise ValueError(f"its shard {entry['file']} is missing") from None
     check_shard(entry, len(data), hashlib.sha256(data).hexdigest(), f"its shard {path}")
-    return torch_load(io.BytesIO(data))
+    return data
+
+
+def read_shard(directory, entry):
+    """The loaded shard of manifest entry `entry` from `directory` (read_shard_bytes)."""
+    return torch_load(io.BytesIO(read_shard_bytes(directory, entry)))
+
+
+def write_bytes(directory, name, data):
+    """`data` as file `name` of `directory`, atomically (a shard received from a peer)."""
+    os.makedirs(directory, exist_ok=True)
+    write_atomically(os.path.join(directory, name), lambda f: f.write(data))
+    fsync_directory(directory)
 
 
 def check_loaded(state):

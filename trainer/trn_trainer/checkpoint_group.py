@@ -4,10 +4,12 @@ Every rank writes its part of a checkpoint, so they must agree on which saves ha
 is skipped on every rank when any rank still writes the previous one), learn whether every part
 was written before one of them commits the manifest, and resume from the same step. These talk
 over gloo groups made for the purpose (CPU tensors, whatever the training backend): one for the
-training thread, one for the background writer, so the two never share a group - the pattern of
+training thread, one for the background writer and one for the peer snapshots' writer, so no
+two threads share a group - the pattern of
 PyTorch's asynchronous distributed checkpoint save. A single process needs none of it.
 """
 
+import copy
 import datetime
 
 import torch
@@ -22,14 +24,23 @@ WRITER_TIMEOUT = datetime.timedelta(minutes=30)
 class SingleProcess:
     world_size, rank = 1, 0
 
-    def any_busy(self, busy):
-        return busy
+    def any_rank(self, flag):
+        return flag
 
     def gather(self, record):
         return [record]
 
     def resume_steps(self, step):
         return [step]
+
+    def all_gather(self, obj):
+        return [obj]
+
+    def for_snapshots(self):
+        return self
+
+    def broadcast(self, obj, source):
+        return obj
 
 
 class ProcessGroups:
@@ -38,12 +49,21 @@ class ProcessGroups:
         # Every rank makes the groups in the same order, right after the process group exists.
         self._training = dist.new_group(backend="gloo")
         self._writer = dist.new_group(backend="gloo", timeout=WRITER_TIMEOUT)
+        self._snapshot_writer = dist.new_group(backend="gloo", timeout=WRITER_TIMEOUT)
 
-    def any_busy(self, busy):
-        """Whether any rank's writer is still busy (the training thread, at a save)."""
-        flag = torch.tensor([1 if busy else 0], dtype=torch.int32)
-        dist.all_reduce(flag, op=dist.ReduceOp.MAX, group=self._training)
-        return bool(flag.item())
+    def for_snapshots(self):
+        """The same coordination with a writer group of its own, for the peer snapshots' writer
+        thread, which runs beside the checkpoints' (one group per thread)."""
+        twin = copy.copy(self)
+        twin._writer = self._snapshot_writer
+        return twin
+
+    def any_rank(self, flag):
+        """Whether `flag` is set on any rank (the training thread: a writer still busy at a
+        save, a snapshot over its budget)."""
+        value = torch.tensor([1 if flag else 0], dtype=torch.int32)
+        dist.all_reduce(value, op=dist.ReduceOp.MAX, group=self._training)
+        return bool(value.item())
 
     def gather(self, record):
         """Every rank's `record`, by rank (the writer thread, after its write)."""
@@ -53,9 +73,36 @@ class ProcessGroups:
 
     def resume_steps(self, step):
         """The step every rank found to resume from (-1: none), by rank."""
-        steps = [None] * self.world_size
-        dist.all_gather_object(steps, step, group=self._training)
-        return steps
+        return self.all_gather(step)
+
+    def all_gather(self, obj):
+        """Every rank's `obj`, by rank (the training thread)."""
+        objects = [None] * self.world_size
+        dist.all_gather_object(objects, obj, group=self._training)
+        return objects
+
+    def broadcast(self, obj, source):
+        """Rank `source`'s `obj` on every rank (the training thread)."""
+        objects = [obj if self.rank == source else None]
+        dist.broadcast_object_list(objects, src=source, group=self._training)
+        return objects[0]
+
+    def exchange(self, payload, to, source):
+        """Sends bytes `payload` to rank `to` while receiving rank `source`'s (the writer
+        thread; every rank of a ring calls it at once): the bytes received."""
+        def both(outgoing, incoming):
+            requests = [dist.isend(outgoing, to, group=self._writer),
+                        dist.irecv(incoming, source, group=self._writer)]
+            for request in requests:
+                request.wait()
+
+        size = torch.zeros(1, dtype=torch.int64)
+        both(torch.tensor([len(payload)], dtype=torch.int64), size)
+        # gloo sends no empty tensors: nothing to send goes as one byte that nobody reads.
+        outgoing = torch.frombuffer(bytearray(payload or b"\0"), dtype=torch.uint8)
+        received = torch.empty(max(1, int(size.item())), dtype=torch.uint8)
+        both(outgoing, received)
+        return received.numpy().tobytes() if size.item() else b""
 
 
 def coordination(env):

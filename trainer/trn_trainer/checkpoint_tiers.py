@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from . import checkpoint
+from .checkpoint_peers import give_to_peer
 from .checkpoint_s3 import S3Tier
 
 OK = "ok"
@@ -26,6 +27,12 @@ class Tiers:
     def directories(self):
         """(name, directory) of the file tiers, fastest first."""
         return [(name, d) for name, d in (("node-local", self.local), ("shared", self.shared)) if d]
+
+    @property
+    def snapshots(self):
+        """The peer snapshots' folder (checkpoint_peers), in the node-local tier: a folder of its
+        own, so that its writer and the checkpoints' never touch each other's files."""
+        return os.path.join(self.local, "snapshots") if self.local else None
 
     def names(self):
         return [name for name, _ in self.directories()] + (["object store"] if self.store else [])
@@ -45,10 +52,13 @@ def _describe(error):
 
 class TierWriter:
     """persist(step, share): this rank's share of checkpoint `step` into every tier, the
-    manifests committed where every rank's shard arrived; the path of the committed checkpoint."""
+    manifests committed where every rank's shard arrived; the path of the committed checkpoint.
+    persist(step, share, snapshot=True): into the node-local tier and, through `peers` (the
+    ranks to give the shard to and to keep a copy of: checkpoint_peers.ring), a peer's."""
 
-    def __init__(self, tiers, group, local_rank, say):
+    def __init__(self, tiers, group, local_rank, say, peers=None):
         self.tiers, self.group, self.local_rank, self.say = tiers, group, local_rank, say
+        self.peers = peers
         self.rank = group.rank
         self.uploads_failed = 0
         self.local_failed = 0
@@ -76,7 +86,9 @@ class TierWriter:
             record["shared"] = _describe(e)
         return record
 
-    def persist(self, step, share):
+    def persist(self, step, share, snapshot=False):
+        if snapshot:
+            return self._snapshot(step, share)
         records = self.group.gather(self._write(step, share))
         manifest = checkpoint.make_manifest(step, [r["entry"] for r in records]) \
             if all(r["entry"] for r in records) else None
@@ -88,6 +100,36 @@ class TierWriter:
         if failed:
             raise CheckpointNotCommitted("; ".join(failed[:4]))
         return self.tiers.path(step)
+
+    def _snapshot(self, step, share):
+        """A peer snapshot (checkpoint_peers): committed on every node once every rank's shard
+        and every peer copy is in its node-local tier; the path of this node's manifest."""
+        local = self.tiers.snapshots
+        record = {"rank": self.rank, "entry": None, "problem": None}
+        if isinstance(share, Exception):
+            record["problem"] = _describe(share)
+        else:
+            try:
+                record["entry"] = checkpoint.write_shard(local, step, self.rank, share)
+            except Exception as e:  # noqa: BLE001 - reported with every rank's
+                record["problem"] = _describe(e)
+        if self.peers is not None:  # every rank takes part, even without a shard to give
+            try:
+                copy = give_to_peer(self.group, local, step, record["entry"], self.peers)
+            except Exception as e:  # noqa: BLE001
+                copy = _describe(e)
+            if copy != OK:
+                record["problem"] = record["problem"] or f"peer copy: {copy}"
+        records = self.group.gather(record)
+        failed = [f"rank {r['rank']}: {r['problem']}" for r in records if r["problem"]]
+        if failed:
+            raise CheckpointNotCommitted("; ".join(failed[:4]))
+        manifest = checkpoint.make_manifest(step, [r["entry"] for r in records])
+        manifest["snapshot"] = True
+        if self.local_rank == 0:
+            checkpoint.commit_manifest(local, manifest)
+            checkpoint.prune(local, step, self.tiers.keep_local)
+        return os.path.join(local, checkpoint.manifest_name(step))
 
     def _commit_local(self, step, records, manifest):
         """On each node (its local rank 0): the node-local manifest once every rank's shard is

@@ -69,10 +69,13 @@ class CheckpointWriter:
     """submit(step, capture) saves a checkpoint: capture() returns this rank's share with live
     tensors, persist(step, share) writes it to every tier and returns its path. `group` makes
     the skip decision common to all ranks. mode: "sync" (written in the step) or "async"
-    (written in the background); overlap: the async copy runs while the next step computes."""
+    (written in the background); overlap: the async copy runs while the next step computes.
+    what: "checkpoint", or "snapshot" for the peer snapshots' own writer (checkpoint_peers),
+    whose saves are counted, not announced, and never wait for the checkpoints' writes."""
 
-    def __init__(self, persist, say, group, mode="async", overlap=False):
+    def __init__(self, persist, say, group, mode="async", overlap=False, what="checkpoint"):
         self._persist, self._say, self._group, self._mode = persist, say, group, mode
+        self.what = what
         self._overlap = overlap and mode == "async"
         self._snapshot = HostSnapshot()
         self._thread = None
@@ -88,14 +91,16 @@ class CheckpointWriter:
 
     def submit(self, step, capture, must=False):
         """Snapshot and write the checkpoint of `step`; False when skipped because a rank still
-        writes the previous one (`must`: wait for it instead, as for the run's last step)."""
+        writes the previous one (`must`: wait for it instead, as for the run's last step; the
+        wait counts as this save's stall)."""
+        start = time.perf_counter()
         if must:
             self.wait()
-        elif self._group.any_busy(self.busy()):
+        elif self._group.any_rank(self.busy()):
             self.skipped += 1
-            self._say(f"checkpoint at step {step} skipped: the previous one is still being written")
+            if self.what == "checkpoint":
+                self._say(f"checkpoint at step {step} skipped: the previous one is still being written")
             return False
-        start = time.perf_counter()
         if self._mode == "sync":
             self._write(step, map_tensors(capture(), _on_host))
         else:
@@ -126,7 +131,8 @@ class CheckpointWriter:
                 share = e
             finally:
                 self._copied.set()
-        _lower_this_threads_priority()
+        if self.what == "checkpoint":
+            _lower_this_threads_priority()
         self._write(step, share)
 
     def _write(self, step, share):
@@ -136,12 +142,14 @@ class CheckpointWriter:
         except Exception as e:  # noqa: BLE001 - any failure leaves the previous checkpoint newest
             self.failed += 1
             self.failed_steps.append(step)
-            self._say(f"warning: checkpoint at step {step} not written ({type(e).__name__}: {e}); "
-                      "the previous checkpoint stays the newest")
+            self._say(f"warning: {self.what} at step {step} not written ({type(e).__name__}: {e}); "
+                      f"the previous {self.what} stays the newest")
             return
         took = time.perf_counter() - start
         self.writes.append(took)
-        self._say(f"checkpoint {path} ({took:.2f} s{'' if self._mode == 'sync' else ' in the background'})")
+        if self.what == "checkpoint":
+            where = "" if self._mode == "sync" else " in the background"
+            self._say(f"checkpoint {path} ({took:.2f} s{where})")
 
     def wait(self):
         """Block until the save in flight (if any) is written."""

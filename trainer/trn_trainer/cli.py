@@ -48,6 +48,12 @@ def _pretrain_parser(sub):
                    default=os.environ.get(env_names.TRN_CHECKPOINT_LOCAL_DIR) or None,
                    help="a node-local folder (NVMe) each rank writes its shard to first, copied to --output "
                    "from there; read first on resume (default: $TRN_CHECKPOINT_LOCAL_DIR, else none)")
+    p.add_argument("--snapshot-every", default=os.environ.get(env_names.TRN_SNAPSHOT_EVERY) or "auto",
+                   metavar="N|auto",
+                   help="steps between peer snapshots: each rank's shard kept in its node-local tier and "
+                   "in the next node's, so a lost node redoes at most N steps (0: none; auto, the default "
+                   "with --checkpoint-local-dir: every step while that costs under 1%% of a step; "
+                   "default: $TRN_SNAPSHOT_EVERY)")
     p.add_argument("--keep-checkpoints-local", type=int, default=2,
                    help="newest N kept in --checkpoint-local-dir (0: keep all)")
     p.add_argument("--checkpoint-uri", default=os.environ.get(env_names.TRN_CHECKPOINT_URI) or None,

@@ -54,6 +54,7 @@ TRN_TRAINING_VENV = "TRN_TRAINING_VENV"
 # the defaults of --checkpoint-uri and --checkpoint-local-dir.
 TRN_CHECKPOINT_URI = "TRN_CHECKPOINT_URI"
 TRN_CHECKPOINT_LOCAL_DIR = "TRN_CHECKPOINT_LOCAL_DIR"
+TRN_SNAPSHOT_EVERY = "TRN_SNAPSHOT_EVERY"
 
 # Set by trn-run for the training step: the folder of the ranks' heartbeats and stack dumps its
 # watchdog reads (docs/recovery.md), and the steps per straggler window.

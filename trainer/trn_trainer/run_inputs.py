@@ -36,6 +36,7 @@ class RunInputs:
     resume_note: str = ""
     init_state: Optional[dict] = None  # --init-from: another run's checkpoint (its weights)
     init_path: Optional[str] = None
+    snapshot_every: Optional[int] = 0  # steps between peer snapshots (None: adapt to their cost)
 
 
 def _check_numbers(args, world):
@@ -105,11 +106,30 @@ def check_inputs(args, world_size, resume, say, local_rank=0, init=True):
         raise UsageError(f"--checkpoint-uri-timeout {args.checkpoint_uri_timeout}: give seconds "
                          "between 0 and 3600")
     inputs = RunInputs(global_batch, accumulation, shards, config, lr, _tiers(args, say), resume)
+    inputs.snapshot_every = _snapshot_every(args.snapshot_every, inputs.tiers.local)
     if resume:
         _find_resume(inputs, args, say, local_rank)
     if init and args.init_from and inputs.resume_state is None:
         _find_init(inputs, args, say, local_rank)
     return inputs
+
+
+def _snapshot_every(text, local):
+    """--snapshot-every: steps, 0 for none, None for auto (needs the node-local tier)."""
+    if str(text).strip().lower() == "auto":
+        return None if local else 0
+    try:
+        every = int(text)
+    except ValueError:
+        every = -1
+    if every < 0:
+        raise UsageError(f"--snapshot-every {text}: give a whole number of steps >= 0 (0: no "
+                         "snapshots), or auto")
+    if every and not local:
+        raise UsageError(f"--snapshot-every {text}: snapshots are kept in the node-local tier, and this "
+                         "run has none; give --checkpoint-local-dir (a tmpfs such as /dev/shm/... keeps "
+                         "them in memory), or --snapshot-every 0")
+    return every
 
 
 def _tiers(args, say):

@@ -8,9 +8,11 @@ step_log (metrics and progress), checkpoint_state (what a checkpoint holds) and 
 
 import os
 import time
+from functools import partial
 
 from . import checkpoint_state, divergence
 from .checkpoint_shards import share_of
+from .checkpoint_peers import ring
 from .checkpoint_tiers import TierWriter
 from .checkpoint_writer import CheckpointWriter
 from .configs import flops_per_sequence
@@ -20,6 +22,7 @@ from .errors import CheckpointError
 from .optimizer_step import train_step
 from .run_inputs import check_inputs
 from .run_report import parameters_record, write_report
+from .snapshot_schedule import SnapshotSchedule
 from .step_log import StepLog
 from .training_run import TrainingRun
 
@@ -57,10 +60,24 @@ class Trainer:
         self.tier_writer = TierWriter(self.inputs.tiers, run.group, self.env.local_rank, self.say)
         self.writer = CheckpointWriter(self.tier_writer.persist, self.say, run.group,
                                        args.checkpoint_mode, overlap=run.device.snapshot_overlaps)
+        self._setup_snapshots()
 
-    def save_checkpoint(self):
+    def _setup_snapshots(self):
+        """Peer snapshots have a writer of their own: a slow checkpoint write to the shared file
+        system never makes one skip (it costs one more host copy of the rank's share)."""
+        run, env = self.run_state, self.env
+        group = run.group.for_snapshots()
+        self.snapshots = SnapshotSchedule(self.inputs.snapshot_every, self.say)
+        self.snapshot_tiers = TierWriter(self.inputs.tiers, group, env.local_rank, self.say,
+                                         peers=ring(env.rank, env.world_size, env.local_world_size))
+        persist = partial(self.snapshot_tiers.persist, snapshot=True)
+        self.snapshot_writer = CheckpointWriter(persist, self.say, group, what="snapshot",
+                                                overlap=run.device.snapshot_overlaps)
+
+    def save_checkpoint(self, snapshot=False):
         """Every rank writes its share: the step pays for a snapshot into host memory, the writer
-        persists it (the run's last checkpoint is never skipped)."""
+        persists it (the run's last checkpoint is never skipped). `snapshot`: a peer snapshot
+        (node-local tiers only: checkpoint_peers)."""
         if self.extract_only:
             return
         run, env = self.run_state, self.env
@@ -69,13 +86,30 @@ class Trainer:
             state = checkpoint_state.capture(run, self.args, self.inputs.config, self.inputs.global_batch)
             return share_of(state, env.rank, env.world_size)
 
-        self.writer.submit(run.step, capture, must=run.step == self.last_step)
+        if not snapshot:
+            self.writer.submit(run.step, capture, must=run.step == self.last_step)
+        else:  # never skipped: waiting for the previous one is part of what a snapshot costs
+            self.snapshot_writer.submit(run.step, capture, must=True)
+            self.snapshots.after_snapshot(self.snapshot_writer.stalls, run.group.any_rank)
+
+    def fence(self):
+        """Before the optimizer changes the weights: copies of them still being made are done."""
+        self.writer.fence()
+        self.snapshot_writer.fence()
 
     def checkpoint_report(self):
         report = self.writer.report()
         report.update(uploads_failed=self.tier_writer.uploads_failed,
                       local_failed=self.tier_writer.local_failed, tiers=self.inputs.tiers.names(),
                       shards=self.env.world_size)
+        snapshots = self.snapshot_writer.report()
+        report["snapshots"] = {"every": self.snapshots.every, "adaptive": self.snapshots.adaptive,
+                               "peer_copies": self.snapshot_tiers.peers is not None,
+                               "taken": snapshots["saves"],
+                               "stall_median_s": snapshots["stall_median_s"],
+                               "write_median_s": snapshots["write_median_s"],
+                               "failed": snapshots["failed"],
+                               "host_buffer_bytes": snapshots["host_buffer_bytes"]}
         return report
 
     def start(self):
@@ -110,10 +144,11 @@ class Trainer:
         return checkpoint_due or step % self.args.log_every == 0 or step == self.last_step
 
     def one_step(self):
-        """Train, record and (when due) checkpoint one optimizer step."""
+        """Train, record and (when due) checkpoint or snapshot one optimizer step."""
         run = self.run_state
+        began = time.perf_counter()
         sums, grad_norm, lr, timing = train_step(run, self.inputs.global_batch, self.args.grad_clip,
-                                                 before_update=self.writer.fence, heartbeat=self.heartbeat)
+                                                 before_update=self.fence, heartbeat=self.heartbeat)
         every = self.args.checkpoint_every
         checkpoint_due = (every and run.step % every == 0) or run.step == self.last_step
         self.unread.append((run.step, sums, grad_norm, lr, timing, self.first))
@@ -127,13 +162,18 @@ class Trainer:
         run.device.step_end()  # XLA: cut and run the graph; the closures follow
         self.heartbeat.step_done(run.step)
         self.first = False
+        self.snapshots.observe_step(time.perf_counter() - began)
         if checkpoint_due:
             self.save_checkpoint()
             self.log.restart_clock()
+        elif self.snapshots.due(run.step) and not self.extract_only:
+            self.save_checkpoint(snapshot=True)
 
     def finish(self, completed):
         run = self.run_state
         self.writer.wait()  # a checkpoint being written is finished before the process ends
+        if completed:  # after a failure a snapshot may wait on a dead peer's copy: left behind
+            self.snapshot_writer.wait()
         try:
             if completed:
                 run.device.synchronize()
@@ -162,9 +202,18 @@ class Trainer:
             while self.run_state.step < self.last_step:
                 self.one_step()
             completed = True
+        except BaseException as e:
+            # The watchdog hears of it at once: the clean-up below may wait on peers.
+            self.heartbeat.stopped(failure_text(e))
+            raise
         finally:
             summary = self.finish(completed)
         return summary
+
+
+def failure_text(error):
+    """What a rank's heartbeat says it stopped on: the error's type and first line."""
+    return f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
 
 
 def pretrain(args):
@@ -173,7 +222,7 @@ def pretrain(args):
     try:
         summary = Trainer(args, heartbeat).train()
     except BaseException as e:
-        heartbeat.stopped(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        heartbeat.stopped(failure_text(e))
         raise
     heartbeat.stopped()
     return summary

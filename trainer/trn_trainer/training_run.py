@@ -2,9 +2,12 @@
 rate schedule, gradient reducer and data loader, plus where it stands (step, samples consumed),
 restored from the checkpoint it resumes from."""
 
+import os
+
 import torch
 
-from . import checkpoint_state
+from . import checkpoint, checkpoint_state
+from .checkpoint_peers import restore_newer
 from .checkpoint_group import agreed_resume_step, coordination
 from .checkpoint_restore import load_step
 from .data import StepLoader
@@ -53,6 +56,8 @@ class TrainingRun:
                         "directory on this node") from None
                 inputs.resume_path = inputs.tiers.path(step)
                 say(f"resuming from step {step}, the newest checkpoint every rank can read")
+            if inputs.tiers.snapshots:
+                self._resume_from_peers(inputs, step)
         if inputs.resume_state is not None:
             checkpoint_state.restore(self, inputs.resume_state)
             say(f"resumed from {inputs.resume_path} (step {self.step}, "
@@ -62,6 +67,19 @@ class TrainingRun:
             say(f"initialized from {inputs.init_path} (its model weights; a fresh optimizer and "
                 "schedule, step 0)")
         inputs.resume_state = inputs.init_state = None  # free the host copies
+
+    def _resume_from_peers(self, inputs, after):
+        """A peer snapshot newer than step `after` whose every shard some node holds (every
+        rank takes part: they exchange what their nodes hold)."""
+        found = restore_newer(self.group, inputs.tiers.snapshots, after)
+        if found is None:
+            return
+        state, step, remote, total = found
+        path = os.path.join(inputs.tiers.snapshots, checkpoint.manifest_name(step))
+        checkpoint.check_compatible(state, path, inputs.config, None)
+        inputs.resume_state, inputs.resume_path = state, f"the nodes' snapshot {path}"
+        inputs.resume_note = (f"; {remote} of its {total} shard(s) from another node's "
+                              "node-local tier, none from the run directory")
 
     def optimizer_step(self):
         if self.master:

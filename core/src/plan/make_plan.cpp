@@ -185,6 +185,8 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   if (plan.checkpoint_local_dir) {
     train_variable(env::kTrnCheckpointLocalDir, plan.checkpoint_local_dir->string());
   }
+  if (!profile.snapshot_every.empty())
+    train_variable(env::kTrnSnapshotEvery, profile.snapshot_every);
   return plan;
 }
 

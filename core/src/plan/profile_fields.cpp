@@ -125,6 +125,17 @@ bool set_checkpoint_local_dir(Profile& profile, std::string_view text, std::stri
   return true;
 }
 
+// "auto" or a whole number of steps: the trainer's --snapshot-every accepts both.
+bool set_snapshot_every(Profile& profile, std::string_view text, std::string&) {
+  if (text != "auto" &&
+      (text.empty() || text.size() > 9 ||
+       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))) {
+    return false;
+  }
+  profile.snapshot_every = std::string(text);
+  return true;
+}
+
 // The names are those of forecast::model_shape_names(); the accepted text below lists them.
 bool set_forecast_model(Profile& profile, std::string_view text, std::string&) {
   if (!text.empty() && forecast::find_model_shape(text) == nullptr) return false;
@@ -200,6 +211,11 @@ const std::vector<Field>& scalar_fields() {
         "checkpoint tier is <checkpoint_local_dir>/<run directory's name>, for "
         "{checkpoint_local_dir}"},
        set_checkpoint_local_dir},
+      {{"snapshot_every", "auto or a whole number >= 0",
+        "steps between peer snapshots: each rank's shard kept in its node-local tier and the next "
+        "node's, so a lost node redoes at most that many steps (0: none; auto: every step while "
+        "that costs under 1% of one; needs checkpoint_local_dir, best a tmpfs such as /dev/shm)"},
+       set_snapshot_every},
       {{"max_restarts", whole_0, "times a failed job is requeued"},
        set_whole<&P::max_restarts, 0, kMaxCount>},
       {{"requeue", "node-failure, always or never", "which failures requeue the job"}, set_requeue},

@@ -105,6 +105,28 @@ TEST(TrainEnv, TheProfilesOwnEnvWins) {
   EXPECT_EQ(plan.train_env, (Env{{"TRN_CHECKPOINT_LOCAL_DIR", "/scratch/ckpt/bert_tiny-7"}}));
 }
 
+// snapshot_every reaches the trainer as TRN_SNAPSHOT_EVERY (its --snapshot-every default), in
+// the training step only; "auto" and whole numbers are accepted, nothing else.
+TEST(TrainEnv, TellsTheTrainerHowOftenToSnapshot) {
+  Profile profile = bundled("bert_tiny");
+  apply_set_option(profile, "checkpoint_local_dir=/dev/shm/ckpt");
+  apply_set_option(profile, "snapshot_every=1");
+  EXPECT_EQ(make_plan(profile, job(7)).train_env,
+            (Env{{"TRN_CHECKPOINT_LOCAL_DIR", "/dev/shm/ckpt/bert_tiny-7"},
+                 {"TRN_SNAPSHOT_EVERY", "1"}}));
+  apply_set_option(profile, "snapshot_every=auto");
+  EXPECT_EQ(make_plan(profile, job(7)).train_env.at("TRN_SNAPSHOT_EVERY"), "auto");
+  EXPECT_FALSE(make_plan(profile, job(7)).env.contains("TRN_SNAPSHOT_EVERY"));
+  for (const std::string bad : {"", "-1", "often", "1.5", "Auto", "9999999999"}) {
+    EXPECT_THAT(error_of([&] { apply_set_option(profile, "snapshot_every=" + bad); }),
+                StartsWith("--set snapshot_every=" + bad +
+                           ": snapshot_every must be auto or a whole number >= 0"))
+        << bad;
+  }
+  EXPECT_EQ(profile.snapshot_every, "auto");  // as it was
+  EXPECT_FALSE(make_plan(bundled("bert_tiny"), job(7)).train_env.contains("TRN_SNAPSHOT_EVERY"));
+}
+
 TEST(Resume, IsOneWhenTheJobContinuesARun) {
   const Profile profile = user_profile("train --resume {resume} --out {run_dir}");
   const plan_test::TempDir runs;

@@ -79,6 +79,9 @@ struct Profile {
   // A folder on each node's own disk (the instance-store NVMe) under which every run writes its
   // checkpoint shards first; absolute or "~/...". "": no node-local tier.
   std::string checkpoint_local_dir;
+  // Steps between peer snapshots (docs/checkpoints.md#peers): "auto", or a whole number >= 0
+  // (0: none). "": the trainer's default (auto with a node-local tier).
+  std::string snapshot_every;
   std::int64_t max_restarts = 3;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
   // Recovery inside the allocation (docs/recovery.md): nodes of the job kept idle to replace a
