@@ -34,23 +34,28 @@ recover() {
   job=$(slurm sbatch --parsable --exclusive --nodes=$nodes -D "$work" trn-run "${args[@]}" --steps 40 \
     --set checkpoint_every=5 "${extra[@]}")
   run=$work/runs/bert_tiny-$job
-  step_logged() { grep -q '"step": 13,' "$run/metrics.jsonl" 2>/dev/null; }
-  wait_until 600 "step 13 logged in $run/metrics.jsonl" step_logged
+  # Rank 0's heartbeat: the steps it completed (docs/recovery.md#heartbeats).
+  completed() { field "$run/watch/attempt-0/rank0.beat" "d['step']" 2>/dev/null || echo 0; }
+  past_step_13() { (($(completed) >= 13)); }
+  wait_until 600 "step 13 completed in $run" past_step_13
   victim=$(slurm scontrol show hostnames "$(job_field "$job" NodeList)" | sed -n 2p)
   cluster kill-node "$victim"
   killed=$(date +%s.%N)
+  local done_at_kill
+  done_at_kill=$(completed)
   # The first resumed step: a metrics row written by the restarted run.
   second_run_logged() {
     /usr/bin/python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if sum(1 for r in rows if r.get('first_of_run')) >= 2 else 1)" "$run/metrics.jsonl" 2>/dev/null
   }
   wait_until 600 "a step of the resumed run in $run/metrics.jsonl" second_run_logged
   resumed=$(date +%s.%N)
-  # Steps lost: the first run's last logged step minus the checkpoint the second run resumed from.
-  printf -v "lost_$mode" %s "$(/usr/bin/python3 - "$run/metrics.jsonl" <<'PY'
+  # Steps lost: the steps completed when the node was lost minus the step the second run resumed
+  # from (the step before its first row; a resumed run drops the rows after that step).
+  printf -v "lost_$mode" %s "$(/usr/bin/python3 - "$run/metrics.jsonl" "$done_at_kill" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 restart = [i for i, row in enumerate(rows) if row.get("first_of_run")][1]
-print(max(row["step"] for row in rows[:restart]) - (rows[restart]["step"] - 1))
+print(int(sys.argv[2]) - (rows[restart]["step"] - 1))
 PY
 )"
   printf -v "total_$mode" %.1f "$(echo "$resumed - $killed" | bc)"
