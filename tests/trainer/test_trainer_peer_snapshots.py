@@ -42,7 +42,7 @@ def _two_nodes(module_args, local_dirs, module="trn_trainer", timeout=300, **env
 
 def test_a_lost_node_resumes_from_the_peer_copy_of_the_newest_snapshot(corpus_dir, reference_run, tmp_path):
     """Snapshots every step, checkpoints every 4: both nodes die after step 7; node 0's folder is
-    lost with it. The restarted run (node 0 with an empty folder) resumes from the newest
+    lost with it, and the run directory's checkpoint is damaged. The restarted run (node 0 with an empty folder) resumes from the newest
     snapshot (step 6, or 5 when 6 was still being written: a snapshot waits for the previous
     one, never for more) - rank 0's shard from node 1's copy - not from the run directory's step
     4, and finishes with the uninterrupted run's losses."""
@@ -64,12 +64,18 @@ def test_a_lost_node_resumes_from_the_peer_copy_of_the_newest_snapshot(corpus_di
         assert json.load(f)["snapshot"] is True
 
     shutil.rmtree(local[0])  # the lost node's memory
+    # The run directory's checkpoint is not even read: damaged, nobody notices.
+    for name in ("ckpt_4.pt", "ckpt_4.shard1.pt"):
+        with open(os.path.join(out, name), "r+b") as f:
+            f.truncate(100)
     resumed = _two_nodes(args, local)
     assert all(r.returncode == 0 for r in resumed), resumed[0].stderr[-3000:] + resumed[1].stderr[-3000:]
     said = resumed[0].stdout
     assert f"resumed from the nodes' snapshot {local[0]}/snapshots/ckpt_{newest}.json (step {newest}, " \
         f"{8 * newest} samples consumed); " \
-        "2 of its 2 shard(s) from another node's node-local tier, none from the run directory" in said, said
+        "2 of its 2 shard(s) from another node's node-local tier, none from the run directory; " \
+        "state read in " in said, said
+    assert "skipping checkpoint" not in said
     got = {r["step"]: r["loss"] for r in read_metrics(out)}
     want = {r["step"]: r["loss"] for r in read_metrics(reference_run)}
     assert sorted(got) == list(range(1, 9)) and max(abs(got[s] - want[s]) for s in got) < 1e-5

@@ -3,8 +3,10 @@ anything is written (numbers, shards against --seq-len/--max-pred, the model con
 the checkpoint a run resumes from)."""
 
 import os
+import time
 from dataclasses import dataclass
-from typing import Optional
+from functools import partial
+from typing import Callable, Optional
 
 from . import checkpoint
 from .checkpoint_restore import load_newest
@@ -34,6 +36,11 @@ class RunInputs:
     resume_step: int = -1
     resume_path: Optional[str] = None
     resume_note: str = ""
+    # Set instead of resume_state when the nodes' snapshots may be newer than any checkpoint:
+    # reads the newest checkpoint, if TrainingRun finds no newer snapshot (checkpoint_peers).
+    load_checkpoint: Optional[Callable[[], None]] = None
+    from_snapshot: bool = False  # resume_state is the nodes' peer snapshot
+    read_seconds: float = 0.0  # spent reading the checkpoint before the ranks talk
     init_state: Optional[dict] = None  # --init-from: another run's checkpoint (its weights)
     init_path: Optional[str] = None
     snapshot_every: Optional[int] = 0  # steps between peer snapshots (None: adapt to their cost)
@@ -147,10 +154,21 @@ def _find_resume(inputs, args, say, local_rank):
     tiers = inputs.tiers
     if tiers.store is not None:  # a newer checkpoint in the store comes into --output first
         tiers.store.restore_newer(args.output, say)
+    load = partial(_load_newest_checkpoint, inputs, args.optimizer, say, local_rank)
+    if tiers.snapshots:  # looked at first, once the ranks can talk: no checkpoint read for nothing
+        inputs.load_checkpoint = load
+    else:
+        load()
+
+
+def _load_newest_checkpoint(inputs, optimizer, say, local_rank):
+    tiers = inputs.tiers
+    started = time.perf_counter()
     with load_slot(local_rank):  # a few loads per node at a time
         state, step, sources = load_newest(tiers, say)
+    inputs.read_seconds += time.perf_counter() - started
     if state is not None:
-        checkpoint.check_compatible(state, tiers.path(step), inputs.config, args.optimizer)
+        checkpoint.check_compatible(state, tiers.path(step), inputs.config, optimizer)
         inputs.resume_state, inputs.resume_step, inputs.resume_path = state, step, tiers.path(step)
         if "node-local" in sources:
             inputs.resume_note = f", shards read from the node-local tier {tiers.local} where there"

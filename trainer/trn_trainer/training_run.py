@@ -3,13 +3,14 @@ rate schedule, gradient reducer and data loader, plus where it stands (step, sam
 restored from the checkpoint it resumes from."""
 
 import os
+import time
 
 import torch
 
 from . import checkpoint, checkpoint_state
 from .checkpoint_peers import restore_newer
 from .checkpoint_group import agreed_resume_step, coordination
-from .checkpoint_restore import load_step
+from .checkpoint_restore import candidate_steps, load_step
 from .data import StepLoader
 from .master_weights import MasterWeights
 from .devices import select_device
@@ -44,7 +45,11 @@ class TrainingRun:
     def _resume(self, inputs, say):
         """Every rank resumes from the same step: the oldest of the ranks' newest (the others
         read that one); else, with --init-from, from another run's weights."""
-        if inputs.resume_enabled:
+        # What reading the state took: before the ranks talked (check_inputs), and here.
+        started = time.perf_counter() - (0.0 if inputs.load_checkpoint else inputs.read_seconds)
+        if inputs.load_checkpoint is not None and not self._resume_from_peers(inputs):
+            inputs.load_checkpoint()  # no newer snapshot on the nodes: the newest checkpoint
+        if inputs.resume_enabled and not inputs.from_snapshot:
             step = agreed_resume_step(self.group.resume_steps(inputs.resume_step), inputs.tiers.shared)
             if step != inputs.resume_step:
                 try:
@@ -56,30 +61,33 @@ class TrainingRun:
                         "directory on this node") from None
                 inputs.resume_path = inputs.tiers.path(step)
                 say(f"resuming from step {step}, the newest checkpoint every rank can read")
-            if inputs.tiers.snapshots:
-                self._resume_from_peers(inputs, step)
         if inputs.resume_state is not None:
             checkpoint_state.restore(self, inputs.resume_state)
             say(f"resumed from {inputs.resume_path} (step {self.step}, "
-                f"{self.consumed} samples consumed){inputs.resume_note}")
+                f"{self.consumed} samples consumed){inputs.resume_note}; state read in "
+                f"{time.perf_counter() - started:.2f} s")
         elif inputs.init_state is not None:
             self.load_model_state(inputs.init_state["model"])
             say(f"initialized from {inputs.init_path} (its model weights; a fresh optimizer and "
                 "schedule, step 0)")
         inputs.resume_state = inputs.init_state = None  # free the host copies
 
-    def _resume_from_peers(self, inputs, after):
-        """A peer snapshot newer than step `after` whose every shard some node holds (every
-        rank takes part: they exchange what their nodes hold)."""
-        found = restore_newer(self.group, inputs.tiers.snapshots, after)
+    def _resume_from_peers(self, inputs):
+        """Whether the run resumes from a peer snapshot newer than the newest checkpoint any rank
+        sees, whose every shard some node holds (every rank takes part: they exchange what their
+        nodes hold)."""
+        newest = max(self.group.all_gather(max(candidate_steps(inputs.tiers), default=-1)))
+        found = restore_newer(self.group, inputs.tiers.snapshots, newest)
         if found is None:
-            return
+            return False
         state, step, remote, total = found
         path = os.path.join(inputs.tiers.snapshots, checkpoint.manifest_name(step))
         checkpoint.check_compatible(state, path, inputs.config, None)
         inputs.resume_state, inputs.resume_path = state, f"the nodes' snapshot {path}"
         inputs.resume_note = (f"; {remote} of its {total} shard(s) from another node's "
                               "node-local tier, none from the run directory")
+        inputs.from_snapshot = True
+        return True
 
     def optimizer_step(self):
         if self.master:
