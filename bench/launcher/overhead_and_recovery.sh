@@ -60,6 +60,8 @@ PY
 )"
   printf -v "total_$mode" %.1f "$(echo "$resumed - $killed" | bc)"
   wait_done "$job"
+  # The restarted run's own line: how long reading the state took (part of its first step).
+  printf -v "restore_$mode" %s "$(grep -o 'state read in [0-9.]* s' "$work/trn-run-$job.out" | tail -n 1)"
   if [[ $mode == peers ]]; then
     stall_peers=$(field "$run/results.json" "'%.1f ms of a %.0f ms step (median), write and copy %.0f ms in the background' % (1e3 * d['results']['checkpoints']['snapshots']['stall_median_s'], 1e3 * d['results']['step_time_median_s'], 1e3 * d['results']['checkpoints']['snapshots']['write_median_s'])")
   fi
@@ -85,7 +87,7 @@ printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: requeue, 
 printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: in-job, a spare" "$total_spare" 30
 printf '| %-52s | %8.1f s | %8s |\n' "node lost -> first resumed step: in-job, peer snapshots" "$total_peers" 30
 printf '| %-52s | %10s | %8s |\n' "steps redone: requeue / in-job / peer snapshots" "$lost_requeue / $lost_spare / $lost_peers" "<= 1"
-echo "requeue: $split_requeue"
-echo "in-job: $split_spare"
-echo "in-job, peer snapshots: $split_peers"
+echo "requeue: $split_requeue; $restore_requeue"
+echo "in-job: $split_spare; $restore_spare"
+echo "in-job, peer snapshots: $split_peers; $restore_peers"
 echo "peer snapshot per step: $stall_peers"

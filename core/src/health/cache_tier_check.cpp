@@ -13,7 +13,7 @@
 namespace trn::health {
 namespace {
 
-constexpr const char* kCheck = "cache-tier";
+constexpr const char* kCacheTierCheckName = "cache-tier";
 
 std::string gib(std::uint64_t bytes) {
   char text[32];
@@ -22,21 +22,23 @@ std::string gib(std::uint64_t bytes) {
 }
 
 CheckResult inspect(const NodeCheckOptions& options) {
-  if (!options.cache_dir) return {kCheck, CheckStatus::kSkipped, "no node-local cache tier given"};
+  if (!options.cache_dir)
+    return {kCacheTierCheckName, CheckStatus::kSkipped, "no node-local cache tier given"};
   const auto& dir = *options.cache_dir;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
-    return {kCheck, CheckStatus::kWarning, dir.string() + " is not a directory (not made yet?)"};
+    return {kCacheTierCheckName, CheckStatus::kWarning,
+            dir.string() + " is not a directory (not made yet?)"};
   }
   struct statvfs fs {};
   if (::statvfs(dir.c_str(), &fs) != 0) {
-    return {kCheck, CheckStatus::kWarning,
+    return {kCacheTierCheckName, CheckStatus::kWarning,
             "cannot stat the file system of " + dir.string() + ": " + std::strerror(errno)};
   }
   const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
   if (free_bytes < options.min_free_bytes) {
     return {
-        kCheck, CheckStatus::kFailed,
+        kCacheTierCheckName, CheckStatus::kFailed,
         dir.string() + " has " + gib(free_bytes) + " free, below " + gib(options.min_free_bytes)};
   }
   const auto probe = dir / (".trn-health-probe." + std::to_string(::getpid()));
@@ -45,10 +47,10 @@ CheckResult inspect(const NodeCheckOptions& options) {
     const int error = errno;
     if (error == EACCES || error == EPERM) {
       // Another user's directory: not a node fault.
-      return {kCheck, CheckStatus::kWarning,
+      return {kCacheTierCheckName, CheckStatus::kWarning,
               "cannot write to " + dir.string() + " as this user: " + std::strerror(error)};
     }
-    return {kCheck, CheckStatus::kFailed,
+    return {kCacheTierCheckName, CheckStatus::kFailed,
             "cannot write to " + dir.string() + ": " + std::strerror(error)};
   }
   const char byte = 0;
@@ -57,10 +59,11 @@ CheckResult inspect(const NodeCheckOptions& options) {
   fd.close();
   ::unlink(probe.c_str());
   if (!written) {
-    return {kCheck, CheckStatus::kFailed,
+    return {kCacheTierCheckName, CheckStatus::kFailed,
             "cannot write to " + dir.string() + ": " + std::strerror(error)};
   }
-  return {kCheck, CheckStatus::kOk, dir.string() + " writable, " + gib(free_bytes) + " free"};
+  return {kCacheTierCheckName, CheckStatus::kOk,
+          dir.string() + " writable, " + gib(free_bytes) + " free"};
 }
 
 }  // namespace

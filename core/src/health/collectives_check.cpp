@@ -10,21 +10,22 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr const char* kCheck = "collectives";
+constexpr const char* kCollectivesCheckName = "collectives";
 // Less than this left of the budget: not worth starting (the runtime alone needs longer).
 constexpr auto kLeastTime = 1000ms;
 
 CheckResult run(const CollectivesOptions& options) {
   if (options.ranks == 0) {
-    return {kCheck, CheckStatus::kSkipped, "no Neuron devices: nothing to all-reduce"};
+    return {kCollectivesCheckName, CheckStatus::kSkipped,
+            "no Neuron devices: nothing to all-reduce"};
   }
   if (!options.nccom_test) {
-    return {kCheck, CheckStatus::kSkipped,
+    return {kCollectivesCheckName, CheckStatus::kSkipped,
             "nccom-test not installed (aws-neuronx-tools): the NeuronCores' collectives not run"};
   }
   const auto left = time_left(options.deadline);
   if (left < kLeastTime) {
-    return {kCheck, CheckStatus::kWarning,
+    return {kCollectivesCheckName, CheckStatus::kWarning,
             "nccom-test not run: the node check's 10 s budget is spent"};
   }
   ProcessOptions process;
@@ -36,10 +37,10 @@ CheckResult run(const CollectivesOptions& options) {
   try {
     ran = capture_process(nccom_test_command(*options.nccom_test, options.ranks), process);
   } catch (const Error& error) {
-    return {kCheck, CheckStatus::kWarning, error.what()};
+    return {kCollectivesCheckName, CheckStatus::kWarning, error.what()};
   }
   if (ran.timed_out) {
-    return {kCheck, CheckStatus::kWarning,
+    return {kCollectivesCheckName, CheckStatus::kWarning,
             "nccom-test did not finish within " + std::to_string(left.count()) +
                 " ms, what was left of the node check's 10 s"};
   }

@@ -9,13 +9,13 @@
 namespace trn::health {
 namespace {
 
-constexpr const char* kCheck = "efa";
+constexpr const char* kEfaCheckName = "efa";
 
 }  // namespace
 
 CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected) {
   if (expected.efa_devices == 0) {
-    return {kCheck, CheckStatus::kSkipped,
+    return {kEfaCheckName, CheckStatus::kSkipped,
             "no EFA expected (" +
                 (expected.instance_type.empty() ? std::string("instance type unknown")
                                                 : expected.instance_type) +
@@ -26,7 +26,8 @@ CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected)
     for (const auto& device : topology::read_efa_devices(options.fsroot))
       present.insert(device.pci.to_string());
   } catch (const std::exception& error) {
-    return {kCheck, CheckStatus::kWarning, std::string("cannot list EFA devices: ") + error.what()};
+    return {kEfaCheckName, CheckStatus::kWarning,
+            std::string("cannot list EFA devices: ") + error.what()};
   }
   const auto want = std::to_string(expected.efa_devices);
   if (present.size() < expected.efa_devices) {
@@ -36,16 +37,16 @@ CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected)
       missing.append(missing.empty() ? "" : "; ").append(pci).append(" (serves ").append(devices);
       missing += ")";
     }
-    return {kCheck, CheckStatus::kFailed,
+    return {kEfaCheckName, CheckStatus::kFailed,
             std::to_string(present.size()) + " of " + want + " EFA devices (" +
                 expected.instance_type + "): " + missing + " missing"};
   }
   std::string evidence = want + " EFA devices";
-  if (!options.fabric) return {kCheck, CheckStatus::kOk, evidence + "; libfabric not asked"};
+  if (!options.fabric) return {kEfaCheckName, CheckStatus::kOk, evidence + "; libfabric not asked"};
   // fi_getinfo cannot be interrupted: a provider that hangs is left behind at the deadline.
   const auto asked = call_before<FabricProviders>(options.deadline, options.fabric);
   if (!asked) {
-    return {kCheck, CheckStatus::kWarning,
+    return {kEfaCheckName, CheckStatus::kWarning,
             evidence + "; libfabric's fi_getinfo did not answer within the node check's 10 s"};
   }
   const auto& fabric = *asked;
@@ -56,11 +57,11 @@ CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected)
       for (const auto& p : providers) seen += (seen.empty() ? "" : ", ") + p;
       seen = "providers: " + (seen.empty() ? std::string("none") : seen);
     }
-    return {kCheck, CheckStatus::kFailed,
+    return {kEfaCheckName, CheckStatus::kFailed,
             "libfabric offers no efa provider (" + seen +
                 "); install the EFA software (fi_info -p efa)"};
   }
-  return {kCheck, CheckStatus::kOk, evidence + "; libfabric efa provider usable"};
+  return {kEfaCheckName, CheckStatus::kOk, evidence + "; libfabric efa provider usable"};
 }
 
 }  // namespace trn::health

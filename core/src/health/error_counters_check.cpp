@@ -13,7 +13,7 @@
 namespace trn::health {
 namespace {
 
-constexpr const char* kCheck = "error-counters";
+constexpr const char* kErrorCountersCheckName = "error-counters";
 constexpr std::string_view kDeviceCounters[] = {
     "mem_ecc_uncorrected", "mem_ecc_repairable_uncorrected", "sram_ecc_uncorrected"};
 
@@ -67,7 +67,8 @@ CheckResult check_error_counters(const NodeCheckOptions& options,
   Reading reading;
   try {
     const auto devices = entries(base, is_device);
-    if (devices.empty()) return {kCheck, CheckStatus::kSkipped, "no Neuron devices"};
+    if (devices.empty())
+      return {kErrorCountersCheckName, CheckStatus::kSkipped, "no Neuron devices"};
     for (const auto& device : devices) {
       const auto root = base / device;
       for (const auto counter : kDeviceCounters) {
@@ -82,22 +83,22 @@ CheckResult check_error_counters(const NodeCheckOptions& options,
       }
     }
   } catch (const Error& error) {  // an unreadable folder: the check could not run
-    return {kCheck, CheckStatus::kWarning, error.what()};
+    return {kErrorCountersCheckName, CheckStatus::kWarning, error.what()};
   }
   if (!reading.rises.empty()) {
     std::string evidence = reading.rises.front();
     if (reading.rises.size() > 1)
       evidence += " and " + std::to_string(reading.rises.size() - 1) + " more";
-    return {kCheck, CheckStatus::kFailed, evidence};
+    return {kErrorCountersCheckName, CheckStatus::kFailed, evidence};
   }
   if (!reading.problems.empty()) {
-    return {kCheck, CheckStatus::kWarning, reading.problems.front()};
+    return {kErrorCountersCheckName, CheckStatus::kWarning, reading.problems.front()};
   }
   if (reading.read == 0) {
-    return {kCheck, CheckStatus::kWarning,
+    return {kErrorCountersCheckName, CheckStatus::kWarning,
             "no error counters under " + base.string() + " (Neuron driver too old?)"};
   }
-  return {kCheck, CheckStatus::kOk,
+  return {kErrorCountersCheckName, CheckStatus::kOk,
           std::to_string(reading.read) + " counters at or below the last clean check"};
 }
 

@@ -7,7 +7,7 @@
 namespace trn::health {
 namespace {
 
-constexpr const char* kCheck = "kernel-log";
+constexpr const char* kKernelLogCheckName = "kernel-log";
 
 std::string describe(const HardwareErrorLine& line) {
   std::string text = "NEURON_HW_ERR=" + line.type;
@@ -26,7 +26,7 @@ CheckResult check_kernel_log(const NodeCheckOptions& options, std::uint64_t& las
   try {
     scan = scan_kernel_log(options.fsroot, options.baseline.kernel_log_sequence);
   } catch (const Error& error) {
-    return {kCheck, CheckStatus::kWarning, error.what()};
+    return {kKernelLogCheckName, CheckStatus::kWarning, error.what()};
   }
   last_sequence = std::max(last_sequence, scan.last_sequence);
   if (!scan.errors.empty()) {
@@ -37,10 +37,10 @@ CheckResult check_kernel_log(const NodeCheckOptions& options, std::uint64_t& las
     std::string evidence = describe(shown);
     if (scan.errors.size() > 1)
       evidence += " and " + std::to_string(scan.errors.size() - 1) + " more";
-    return {kCheck, CheckStatus::kFailed, evidence};
+    return {kKernelLogCheckName, CheckStatus::kFailed, evidence};
   }
-  if (!scan.note.empty()) return {kCheck, CheckStatus::kWarning, scan.note};
-  return {kCheck, CheckStatus::kOk, "no NEURON_HW_ERR since the last clean check"};
+  if (!scan.note.empty()) return {kKernelLogCheckName, CheckStatus::kWarning, scan.note};
+  return {kKernelLogCheckName, CheckStatus::kOk, "no NEURON_HW_ERR since the last clean check"};
 }
 
 }  // namespace trn::health

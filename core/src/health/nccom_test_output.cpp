@@ -10,7 +10,7 @@
 namespace trn::health {
 namespace {
 
-constexpr const char* kCheck = "collectives";
+constexpr const char* kNccomTestOutputName = "collectives";
 constexpr std::size_t kMaxQuoted = 160;
 
 std::vector<std::string> words(const std::string& line) {
@@ -62,13 +62,13 @@ CheckResult judge_nccom_test(const std::string& output, int exit_status, unsigne
     }
   }
   if (!failure.empty())
-    return {kCheck, CheckStatus::kFailed, what + " failed: " + shortened(failure)};
+    return {kNccomTestOutputName, CheckStatus::kFailed, what + " failed: " + shortened(failure)};
   if (exit_status == 0 && !result_row.empty()) {
-    return {kCheck, CheckStatus::kOk,
+    return {kNccomTestOutputName, CheckStatus::kOk,
             what + ": " + column(header, result_row, "time") + " us, bus bandwidth " +
                 column(header, result_row, "busbw") + " GB/s"};
   }
-  return {kCheck, CheckStatus::kWarning,
+  return {kNccomTestOutputName, CheckStatus::kWarning,
           "nccom-test (exit " + std::to_string(exit_status) + ") printed no result to judge" +
               (last_line.empty() ? std::string() : ": " + shortened(last_line))};
 }

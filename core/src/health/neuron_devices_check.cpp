@@ -14,7 +14,7 @@
 namespace trn::health {
 namespace {
 
-constexpr const char* kCheck = "neuron-devices";
+constexpr const char* kNeuronDevicesCheckName = "neuron-devices";
 
 std::set<unsigned> sysfs_devices(const std::filesystem::path& dir) {
   std::set<unsigned> indices;
@@ -40,23 +40,23 @@ CheckResult check_neuron_devices(const NodeCheckOptions& options, const Expected
   try {
     present = sysfs_devices(dir);
   } catch (const Error& error) {  // an unreadable folder: the check could not run
-    return {kCheck, CheckStatus::kWarning, error.what()};
+    return {kNeuronDevicesCheckName, CheckStatus::kWarning, error.what()};
   }
   if (!expected.documented) {
     if (present.empty()) {
-      return {kCheck, CheckStatus::kSkipped,
+      return {kNeuronDevicesCheckName, CheckStatus::kSkipped,
               "no Neuron devices expected (" +
                   (expected.instance_type.empty() ? std::string("instance type unknown")
                                                   : expected.instance_type) +
                   ")"};
     }
-    return {kCheck, CheckStatus::kWarning,
+    return {kNeuronDevicesCheckName, CheckStatus::kWarning,
             std::to_string(present.size()) + " Neuron device(s), but the instance type '" +
                 expected.instance_type + "' has no documented count to compare with"};
   }
   const auto want = std::to_string(expected.devices);
   if (!std::filesystem::exists(dir)) {
-    return {kCheck, CheckStatus::kFailed,
+    return {kNeuronDevicesCheckName, CheckStatus::kFailed,
             "Neuron driver not loaded: no " + dir.string() + " (" + expected.instance_type +
                 " has " + want + " devices); load aws-neuronx-dkms or replace the node"};
   }
@@ -65,7 +65,7 @@ CheckResult check_neuron_devices(const NodeCheckOptions& options, const Expected
     if (!present.count(i)) missing.push_back(i);
   }
   if (!missing.empty()) {
-    return {kCheck, CheckStatus::kFailed,
+    return {kNeuronDevicesCheckName, CheckStatus::kFailed,
             std::to_string(present.size()) + " of " + want + " Neuron devices: " +
                 index_list(missing) + " missing (" + expected.instance_type + ")"};
   }
@@ -75,11 +75,11 @@ CheckResult check_neuron_devices(const NodeCheckOptions& options, const Expected
     if (read.status == FileRead::Status::kPermissionDenied) continue;  // root-only: not ours
     const auto cores = read.ok() ? parse_whole_number(trim(read.text)) : std::nullopt;
     if (!cores) {
-      return {kCheck, CheckStatus::kWarning,
+      return {kNeuronDevicesCheckName, CheckStatus::kWarning,
               "cannot read a core count from " + file.string() + "; devices not compared"};
     }
     if (*cores != expected.cores_per_device) {
-      return {kCheck, CheckStatus::kFailed,
+      return {kNeuronDevicesCheckName, CheckStatus::kFailed,
               "neuron" + std::to_string(index) + " has " + std::to_string(*cores) +
                   " NeuronCores, a " + expected.device_name + " has " +
                   std::to_string(expected.cores_per_device)};
@@ -90,7 +90,7 @@ CheckResult check_neuron_devices(const NodeCheckOptions& options, const Expected
   if (auto disagreement = compare_with_neuron_ls(options, expected, evidence)) {
     return *disagreement;
   }
-  return {kCheck, CheckStatus::kOk, evidence};
+  return {kNeuronDevicesCheckName, CheckStatus::kOk, evidence};
 }
 
 }  // namespace trn::health

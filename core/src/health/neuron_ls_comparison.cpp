@@ -9,7 +9,7 @@
 namespace trn::health {
 namespace {
 
-constexpr const char* kCheck = "neuron-devices";
+constexpr const char* kNeuronLsComparisonName = "neuron-devices";
 
 // neuron-ls's nc_count counts logical NeuronCores: physical ones / logical_neuroncore_config
 // (trn2 with NEURON_LOGICAL_NC_CONFIG=2 lists 4 of a device's 8).
@@ -33,13 +33,14 @@ std::optional<CheckResult> compare_with_neuron_ls(const NodeCheckOptions& option
   if (!output && options.neuron_ls_program) {
     const auto limit = std::min(kNeuronLsLimit, time_left(options.deadline));
     if (limit.count() <= 0) {
-      return CheckResult{kCheck, CheckStatus::kWarning,
+      return CheckResult{kNeuronLsComparisonName, CheckStatus::kWarning,
                          evidence + "; neuron-ls not run: the node check's 10 s budget is spent"};
     }
     try {
       output = topology::run_neuron_ls(*options.neuron_ls_program, limit);
     } catch (const Error& error) {  // too slow, or failed: the check could not run
-      return CheckResult{kCheck, CheckStatus::kWarning, evidence + "; " + error.what()};
+      return CheckResult{kNeuronLsComparisonName, CheckStatus::kWarning,
+                         evidence + "; " + error.what()};
     }
   }
   if (!output) return std::nullopt;  // not installed
@@ -47,16 +48,16 @@ std::optional<CheckResult> compare_with_neuron_ls(const NodeCheckOptions& option
   try {
     listed = topology::parse_neuron_ls(*output);
   } catch (const std::exception& error) {
-    return CheckResult{kCheck, CheckStatus::kWarning, error.what()};
+    return CheckResult{kNeuronLsComparisonName, CheckStatus::kWarning, error.what()};
   }
   if (listed.size() != expected.devices) {
-    return CheckResult{kCheck, CheckStatus::kFailed,
+    return CheckResult{kNeuronLsComparisonName, CheckStatus::kFailed,
                        output->origin + " lists " + std::to_string(listed.size()) + " devices, " +
                            expected.instance_type + " has " + std::to_string(expected.devices)};
   }
   for (const auto& device : listed) {
     if (auto disagreement = core_count_disagreement(*output, device, expected)) {
-      return CheckResult{kCheck, CheckStatus::kFailed, std::move(*disagreement)};
+      return CheckResult{kNeuronLsComparisonName, CheckStatus::kFailed, std::move(*disagreement)};
     }
   }
   evidence += "; " + output->origin + " agrees";

@@ -38,13 +38,13 @@ TEST_P(EveryBundledProfile, LoadsAndPlansOnSomeNodeCount) {
   ADD_FAILURE() << GetParam().name << " plans on no node count up to 64";
 }
 
-std::string test_name(const testing::TestParamInfo<ProfileLocation>& param_info) {
+std::string bundled_profile_name(const testing::TestParamInfo<ProfileLocation>& param_info) {
   return param_info.param.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Bundled, EveryBundledProfile,
                          testing::ValuesIn(available_profiles({plan_test::bundled_dir})),
-                         test_name);
+                         bundled_profile_name);
 
 // Every --flag the BERT profiles give our trainer must be one its command line defines.
 TEST(BundledProfiles, UseOnlyFlagsOurTrainerHas) {

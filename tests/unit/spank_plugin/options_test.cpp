@@ -19,9 +19,9 @@ const std::vector<std::string> kOptionNames = {"neuron-cores-per-task",
                                                "neuron-env",
                                                "neuron-launch"};
 
-class Options : public PluginTest, public ::testing::WithParamInterface<spank_context_t> {};
+class PluginOptions : public PluginTest, public ::testing::WithParamInterface<spank_context_t> {};
 
-TEST_P(Options, EveryOptionIsRegisteredWithAValueAndUsage) {
+TEST_P(PluginOptions, EveryOptionIsRegisteredWithAValueAndUsage) {
   fake_spank::state().context = GetParam();
   ASSERT_EQ(plugin().call("init", args_for("trn1.32xlarge")), 0);
   std::vector<std::string> names;
@@ -41,7 +41,7 @@ struct BadValue {
   const char* message;
 };
 
-TEST_P(Options, BadValuesStopTheCommandWithAMessage) {
+TEST_P(PluginOptions, BadValuesStopTheCommandWithAMessage) {
   fake_spank::state().context = GetParam();
   ASSERT_EQ(plugin().call("init", args_for("trn1.32xlarge")), 0);
   const BadValue bad[] = {
@@ -68,7 +68,7 @@ TEST_P(Options, BadValuesStopTheCommandWithAMessage) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Contexts, Options,
+INSTANTIATE_TEST_SUITE_P(Contexts, PluginOptions,
                          ::testing::Values(S_CTX_LOCAL, S_CTX_ALLOCATOR, S_CTX_REMOTE),
                          [](const auto& param_info) {
                            return param_info.param == S_CTX_LOCAL       ? std::string("srun")
