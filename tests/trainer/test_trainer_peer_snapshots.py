@@ -42,10 +42,11 @@ def _two_nodes(module_args, local_dirs, module="trn_trainer", timeout=300, **env
 
 def test_a_lost_node_resumes_from_the_peer_copy_of_the_newest_snapshot(corpus_dir, reference_run, tmp_path):
     """Snapshots every step, checkpoints every 4: both nodes die after step 7; node 0's folder is
-    lost with it, and the run directory's checkpoint is damaged. The restarted run (node 0 with an empty folder) resumes from the newest
-    snapshot (step 6, or 5 when 6 was still being written: a snapshot waits for the previous
-    one, never for more) - rank 0's shard from node 1's copy - not from the run directory's step
-    4, and finishes with the uninterrupted run's losses."""
+    lost with it, and the run directory's checkpoint is damaged. The restarted run (node 0 with
+    an empty folder) resumes from the newest snapshot (step 6, or 5 when 6 was still being
+    written: a snapshot waits for the previous one, never for more) - rank 0's shard from node
+    1's copy - not from the run directory's step 4, and finishes with the uninterrupted run's
+    losses."""
     out = str(tmp_path / "run")
     local = [str(tmp_path / "node0"), str(tmp_path / "node1")]
     args = pretrain_args(corpus_dir, out, "--checkpoint-every", "4", "--checkpoint-mode", "sync",
