@@ -34,6 +34,7 @@
 #include "trn/plan/profile_keys.hpp"
 #include "trn/plan/profile_search.hpp"
 #include "trn/plan/task_command.hpp"
+#include "trn/run/launch_environment.hpp"
 #include "trn/run/requeue_decision.hpp"
 #include "trn/run/run_continuation.hpp"
 #include "trn/run/slurm_allocation.hpp"
@@ -57,6 +58,7 @@ struct RunOptions {
   bool force_compile = false;
   bool health_check = true;  // --no-health-check turns the gate off
   std::optional<std::string> cache_shared;
+  std::optional<run::Launcher> launcher;  // --launcher: who started trn-run, else detected
   std::string fsroot = "/";
   std::vector<std::string> trainer_args;
   ForecastOptions forecast;
@@ -155,6 +157,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
       "price-on-demand", po::value(&price_on_demand),
       "USD per node-hour on demand, for the forecast")(
       "price-reserved", po::value(&price_reserved), "USD per node-hour reserved, for the forecast")(
+      "launcher", po::value<std::string>(),
+      "slurm, torchrun, mpi, batch, sagemaker or local: who started trn-run (default: detected "
+      "from the environment; docs/launchers.md)")(
       "fsroot", po::value(&options.fsroot),
       "filesystem root for node discovery and health (fixtures; %n: the node's name)");
   po::positional_options_description positional;
@@ -204,6 +209,9 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   options.forecast.prices.on_demand = price(price_on_demand, "--price-on-demand");
   options.forecast.prices.reserved = price(price_reserved, "--price-reserved");
   if (values.count("cache-shared")) options.cache_shared = values["cache-shared"].as<std::string>();
+  if (values.count("launcher")) {
+    options.launcher = run::launcher_named(values["launcher"].as<std::string>());
+  }
   if (values.count("instance-type")) {
     options.instance_type = values["instance-type"].as<std::string>();
   }
@@ -236,6 +244,41 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   return options;
 }
 
+// Who started trn-run (docs/launchers.md#detection): --launcher, else the environment's
+// variables; SageMaker's resource file and the MPI Operator's hostfile where they exist.
+run::LaunchEnvironment detect_launcher(const RunOptions& options, const run::EnvLookup& env) {
+  run::LaunchInputs inputs;
+  inputs.env = env;
+  inputs.forced = options.launcher;
+  const auto text_of = [](const char* path) {
+    auto read = try_read_regular_file(path, kMaxTextFileBytes);
+    return read.ok() ? std::move(read.text) : std::string();
+  };
+  inputs.sagemaker_resource_config = text_of("/opt/ml/input/config/resourceconfig.json");
+  inputs.mpi_hostfile = text_of("/etc/mpi/hostfile");
+  return run::detect_launch_environment(inputs);
+}
+
+// The plan's line naming the launcher and why it was chosen.
+std::string launcher_line(const run::LaunchEnvironment& launch) {
+  return "launcher          " + std::string(run::to_string(launch.launcher)) + " (" +
+         launch.reason + ")\n";
+}
+
+nlohmann::json launcher_json(const run::LaunchEnvironment& launch) {
+  return {{"name", run::to_string(launch.launcher)}, {"reason", launch.reason}};
+}
+
+// Training starts only from a Slurm job so far (docs/launchers.md#status): anywhere else, what
+// was detected and what to do instead.
+std::string outside_slurm(const run::LaunchEnvironment& launch, const std::string& profile) {
+  const std::string submit = "submit with `sbatch --nodes=N trn-run " + profile +
+                             "`, or see the plan with `trn-run " + profile + " --nodes N --plan`";
+  if (launch.launcher == run::Launcher::kLocal) return "not inside a Slurm job: " + submit;
+  return "started by " + std::string(run::to_string(launch.launcher)) + " (" + launch.reason +
+         "): trn-run trains only inside a Slurm job so far (docs/launchers.md#status); " + submit;
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args, Mode mode) {
@@ -244,9 +287,10 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto layout = install_layout();
   const auto env_lookup = [](const std::string& name) { return env_value(name); };
   const auto allocation = run::read_slurm_allocation(env_lookup);
-  if (!allocation && !(options.plan_only && options.nodes)) {
-    throw Error("not inside a Slurm job: submit with `sbatch --nodes=N trn-run " + options.profile +
-                "`, or see the plan with `trn-run " + options.profile + " --nodes N --plan`");
+  const auto launch = detect_launcher(options, env_lookup);
+  if ((!allocation || launch.launcher != run::Launcher::kSlurm) &&
+      !(options.plan_only && options.nodes)) {
+    throw Error(outside_slurm(launch, options.profile));
   }
   const bool agent = mode == Mode::kCompile && allocation && allocation->in_step;
   if (allocation && !agent && !options.plan_only && options.nodes &&
@@ -333,9 +377,11 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     if (options.json) {
       auto doc = plan::to_json(plan);
       if (setup) doc["forecast"] = forecast::forecast_json(plan, *setup);
+      doc["launcher"] = launcher_json(launch);
       std::cout << doc.dump(2) << '\n';
     } else {
-      std::cout << forecast_headline(plan, setup, why_not) << '\n' << plan::render_plan_text(plan);
+      std::cout << forecast_headline(plan, setup, why_not) << '\n'
+                << plan::render_plan_text(plan) << launcher_line(launch);
     }
     return kSuccess;
   }
@@ -385,13 +431,16 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   }
 
   std::filesystem::create_directories(plan.run_dir / "logs");
-  write_file_atomically(plan.run_dir / "plan.json", plan::to_json(plan).dump(2) + "\n", 0644);
+  auto plan_doc = plan::to_json(plan);
+  plan_doc["launcher"] = launcher_json(launch);
+  write_file_atomically(plan.run_dir / "plan.json", plan_doc.dump(2) + "\n", 0644);
   // The forecast of the plan the job runs: its first line, and results.json's comparison.
   std::string why_not;
   const auto setup = plan_forecast(plan, options.forecast, why_not);
   std::optional<nlohmann::json> predicted;
   if (setup) predicted = forecast::forecast_json(plan, *setup);
-  std::cout << forecast_headline(plan, setup, why_not) << '\n' << plan::render_plan_text(plan);
+  std::cout << forecast_headline(plan, setup, why_not) << '\n'
+            << plan::render_plan_text(plan) << launcher_line(launch);
   // Slurm ends a job at scancel or its time limit without a word from us: say up front how to
   // go on from the checkpoints.
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();

@@ -40,6 +40,18 @@ def _two_nodes(module_args, local_dirs, module="trn_trainer", timeout=300, **env
     return results
 
 
+def _killed_run(corpus_dir, tmp_path, steps, die_after):
+    """(run directory, the nodes' folders, arguments) of a two-node run with a snapshot every
+    step and a checkpoint every 4 (written in the step), killed after step `die_after`."""
+    out = str(tmp_path / "run")
+    local = [str(tmp_path / "node0"), str(tmp_path / "node1")]
+    args = pretrain_args(corpus_dir, out, "--checkpoint-every", "4", "--checkpoint-mode", "sync",
+                         "--snapshot-every", "1", steps=steps)
+    killed = _two_nodes(args, local, module="die_after_step", TRN_DIE_AFTER_STEP=str(die_after))
+    assert all(r.returncode != 0 for r in killed)
+    return out, local, args
+
+
 def test_a_lost_node_resumes_from_the_peer_copy_of_the_newest_snapshot(corpus_dir, reference_run, tmp_path):
     """Snapshots every step, checkpoints every 4: both nodes die after step 7; node 0's folder is
     lost with it, and the run directory's checkpoint is damaged. The restarted run (node 0 with
@@ -47,12 +59,7 @@ def test_a_lost_node_resumes_from_the_peer_copy_of_the_newest_snapshot(corpus_di
     written: a snapshot waits for the previous one, never for more) - rank 0's shard from node
     1's copy - not from the run directory's step 4, and finishes with the uninterrupted run's
     losses."""
-    out = str(tmp_path / "run")
-    local = [str(tmp_path / "node0"), str(tmp_path / "node1")]
-    args = pretrain_args(corpus_dir, out, "--checkpoint-every", "4", "--checkpoint-mode", "sync",
-                         "--snapshot-every", "1", steps=8)
-    killed = _two_nodes(args, local, module="die_after_step", TRN_DIE_AFTER_STEP="7")
-    assert all(r.returncode != 0 for r in killed)
+    out, local, args = _killed_run(corpus_dir, tmp_path, steps=8, die_after=7)
     assert {"ckpt_4.json", "ckpt_4.pt", "ckpt_4.shard1.pt"} <= set(os.listdir(out))
     assert not any(name.startswith(("ckpt_5", "ckpt_6")) for name in os.listdir(out)), \
         "a snapshot reached the run directory"
@@ -90,12 +97,7 @@ def test_a_lost_node_resumes_from_the_peer_copy_of_the_newest_snapshot(corpus_di
 def test_without_a_copy_on_any_node_the_run_directory_is_read(corpus_dir, tmp_path):
     """Both nodes' folders lost: the newest snapshot is on no node, so the run resumes from the
     run directory's checkpoint of step 4."""
-    out = str(tmp_path / "run")
-    local = [str(tmp_path / "node0"), str(tmp_path / "node1")]
-    args = pretrain_args(corpus_dir, out, "--checkpoint-every", "4", "--checkpoint-mode", "sync",
-                         "--snapshot-every", "1", steps=6)
-    killed = _two_nodes(args, local, module="die_after_step", TRN_DIE_AFTER_STEP="5")
-    assert all(r.returncode != 0 for r in killed)
+    out, local, args = _killed_run(corpus_dir, tmp_path, steps=6, die_after=5)
     for folder in local:
         shutil.rmtree(folder)
     resumed = _two_nodes(args, local)

@@ -45,14 +45,13 @@ def inventory(directory, after):
     """{step: {"manifest": ..., "files": [...]}} of the snapshots and checkpoints newer than
     `after` committed in `directory`, with the shard files present there."""
     found = {}
-    for step in checkpoint.committed_steps(directory):
-        if step <= after:
-            break
+    steps = [step for step in checkpoint.committed_steps(directory) if step > after]
+    present = set(os.listdir(directory)) if steps else set()
+    for step in steps:
         try:
             manifest = checkpoint.read_manifest(directory, step)
         except ValueError:
             continue
-        present = set(os.listdir(directory))
         found[step] = {"manifest": manifest, "files": [e["file"] for e in manifest["shards"]
                                                        if e["file"] in present]}
     return found

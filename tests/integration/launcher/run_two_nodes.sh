@@ -23,5 +23,9 @@ expect_eq "$(json_field "$run/plan.json" "d['global_batch']")" \
 expect_eq "$(json_field "$run/results.json" "d['plan']['grad_accum']")" "$(json_field "$run/plan.json" "d['grad_accum']")" "results carry the plan"
 expect_eq "$(ls "$run"/logs/train_*_2.log | wc -l)" 2 "per-node training logs"
 grep -q "step .*/" "$scratch/trn-run-$job.out" || fail "rank 0's progress lines are not in the job output"
+# The plan names the launcher and why (docs/launchers.md).
+grep -qx "launcher          slurm (SLURM_JOB_ID is set)" "$scratch/trn-run-$job.out" ||
+  fail "the plan does not name Slurm as the launcher: $(grep launcher "$scratch/trn-run-$job.out")"
+expect_eq "$(json_field "$run/plan.json" "d['launcher']['name']")" slurm "plan.json's launcher"
 expect_eq "$(cut -d' ' -f1 "$scratch/venv-starts" 2>/dev/null | sort -u | wc -l)" 2 "nodes whose workers ran the training environment's python3"
 echo "ok: $(json_field "$run/plan.json" "'accum %d x micro %d = %d' % (d['grad_accum'], d['micro_batch'], d['global_batch'])")"
