@@ -44,12 +44,13 @@ class SingleProcess:
 
 
 class ProcessGroups:
-    def __init__(self, rank, world_size):
+    def __init__(self, rank, world_size, snapshots=True):
         self.rank, self.world_size = rank, world_size
-        # Every rank makes the groups in the same order, right after the process group exists.
+        # Every rank makes the groups in the same order, right after the process group exists;
+        # the snapshots' only when the run takes snapshots (the same on every rank).
         self._training = dist.new_group(backend="gloo")
         self._writer = dist.new_group(backend="gloo", timeout=WRITER_TIMEOUT)
-        self._snapshot_writer = dist.new_group(backend="gloo", timeout=WRITER_TIMEOUT)
+        self._snapshot_writer = dist.new_group(backend="gloo", timeout=WRITER_TIMEOUT) if snapshots else None
 
     def for_snapshots(self):
         """The same coordination with a writer group of its own, for the peer snapshots' writer
@@ -105,9 +106,10 @@ class ProcessGroups:
         return received.numpy().tobytes() if size.item() else b""
 
 
-def coordination(env):
-    """The ranks' coordination for `env` (a DistEnv), once the process group exists."""
-    return ProcessGroups(env.rank, env.world_size) if env.distributed else SingleProcess()
+def coordination(env, snapshots=True):
+    """The ranks' coordination for `env` (a DistEnv), once the process group exists; with a
+    group for the peer snapshots' writer when `snapshots`."""
+    return ProcessGroups(env.rank, env.world_size, snapshots) if env.distributed else SingleProcess()
 
 
 def agreed_resume_step(steps, output):

@@ -24,7 +24,8 @@ class TrainingRun:
     def __init__(self, args, inputs, env, say):
         self.device = select_device(args.device, args.dtype, env)
         self.device.init_process_group()
-        self.group = coordination(env)  # the ranks' checkpoint coordination
+        # The ranks' checkpoint coordination (snapshot_every None: adapts, so snapshots are on).
+        self.group = coordination(env, snapshots=inputs.snapshot_every != 0)
         self.device.manual_seed(args.seed)
         model = build_model(inputs.config, args.model_impl, args.dropout_rng)
         self.model = self.device.prepare_model(model)
