@@ -71,7 +71,8 @@ class CheckpointWriter:
     the skip decision common to all ranks. mode: "sync" (written in the step) or "async"
     (written in the background); overlap: the async copy runs while the next step computes.
     what: "checkpoint", or "snapshot" for the peer snapshots' own writer (checkpoint_peers),
-    whose saves are counted, not announced, and never wait for the checkpoints' writes."""
+    whose saves are counted, not announced, never wait for the checkpoints' writes, and are
+    written at normal priority: the next snapshot waits for this one (submit with must)."""
 
     def __init__(self, persist, say, group, mode="async", overlap=False, what="checkpoint"):
         self._persist, self._say, self._group, self._mode = persist, say, group, mode
@@ -98,8 +99,7 @@ class CheckpointWriter:
             self.wait()
         elif self._group.any_rank(self.busy()):
             self.skipped += 1
-            if self.what == "checkpoint":
-                self._say(f"checkpoint at step {step} skipped: the previous one is still being written")
+            self._say(f"checkpoint at step {step} skipped: the previous one is still being written")
             return False
         if self._mode == "sync":
             self._write(step, map_tensors(capture(), _on_host))

@@ -166,7 +166,7 @@ class Trainer:
         if checkpoint_due:
             self.save_checkpoint()
             self.log.restart_clock()
-        elif self.snapshots.due(run.step) and not self.extract_only:
+        elif self.snapshots.due(run.step):
             self.save_checkpoint(snapshot=True)
 
     def finish(self, completed):

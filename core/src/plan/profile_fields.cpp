@@ -127,11 +127,8 @@ bool set_checkpoint_local_dir(Profile& profile, std::string_view text, std::stri
 
 // "auto" or a whole number of steps: the trainer's --snapshot-every accepts both.
 bool set_snapshot_every(Profile& profile, std::string_view text, std::string&) {
-  if (text != "auto" &&
-      (text.empty() || text.size() > 9 ||
-       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))) {
-    return false;
-  }
+  const auto steps = parse_whole_number(text);
+  if (text != "auto" && (!steps || *steps < 0 || *steps > kMaxCount)) return false;
   profile.snapshot_every = std::string(text);
   return true;
 }
