@@ -27,7 +27,10 @@ std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::str
   return find_neuron_tool("neuron_parallel_compile", path);
 }
 
-std::vector<std::string> one_task_per_node(const plan::Plan& plan, bool overlap) {
+std::vector<std::string> one_task_per_node(const CompileRequest& request) {
+  if (!request.starter.empty()) return request.starter;
+  const auto& plan = *request.plan;
+  const bool overlap = request.overlap;
   const auto nodes = std::to_string(plan.nodes);
   std::vector<std::string> argv = {"srun", "--nodes=" + nodes, "--ntasks=" + nodes,
                                    "--ntasks-per-node=1"};
@@ -83,7 +86,7 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   }
   // One report per node, in a file of its own: trn-cache prints a multi-line JSON document.
   const auto log_dir = request.plan->run_dir / "logs";
-  auto argv = one_task_per_node(*request.plan, request.overlap);
+  auto argv = one_task_per_node(request);
   argv.insert(argv.end(),
               {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
                "pull", "--from", request.tiers.shared->string(), "--json"});
@@ -142,7 +145,7 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto started = std::chrono::steady_clock::now();
   const auto log_dir = plan.run_dir / "logs";
   const auto suffix = "_" + std::to_string(plan.nodes) + ".log";
-  auto argv = one_task_per_node(plan, request.overlap);
+  auto argv = one_task_per_node(request);
   argv.insert(argv.end(), {"--label", "--output=" + (log_dir / ("compile_%N" + suffix)).string(),
                            request.launcher.string(), "compile-agent", "--"});
   const auto task = compile_task_command(plan);
@@ -177,7 +180,7 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
       manifest_root, key,
       {{"configuration", configuration}, {"profile", plan.profile}, {"summary", result.report}});
   if (request.tiers.shared) {
-    auto push = one_task_per_node(plan, request.overlap);
+    auto push = one_task_per_node(request);
     push.insert(push.end(),
                 {request.trn_cache.string(), "push", "--to", request.tiers.shared->string()});
     if (run_process(push, {.extra_env = request.env}) != 0) {

@@ -30,6 +30,9 @@ struct CompileRequest {
   // srun --overlap: the steps may start beside one that still holds the nodes (in-job recovery:
   // a step stopped because a node was lost is not cleaned up until Slurm marks the node down).
   bool overlap = false;
+  // What starts one task on each node instead of srun: trn-launcher node-workers on a node
+  // that starts its own workers (docs/launchers.md#own-workers); empty: srun.
+  std::vector<std::string> starter;
 };
 
 // Phase 1: every node copies complete entries from the shared tier. Returns the JSON report.

@@ -30,32 +30,6 @@ std::string joined(const std::vector<std::string>& names) {
   return text;
 }
 
-// `startup_limit_s`: how long the step's ranks may take to start (0: no limit).
-TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, unsigned attempt,
-                        double startup_limit_s) {
-  TrainStep step;
-  step.srun_args = srun_layout(plan);
-  // A step stopped because a node was lost holds its nodes until Slurm marks that node down
-  // (SlurmdTimeout): --overlap lets the restarted step start on the survivors at once.
-  step.srun_args.emplace_back("--overlap");
-  step.command = plan::task_command(plan.command, plan.processes_per_task);
-  step.env = step_environment(plan, layout);
-  for (const auto& [name, value] : plan.train_env) step.env[name] = value;
-  step.watch_dir = plan.run_dir / "watch" / ("attempt-" + std::to_string(attempt));
-  step.env[std::string(env::kTrnWatchDir)] = step.watch_dir.string();
-  step.env[std::string(env::kTrnStragglerWindow)] = std::to_string(plan.straggler_window);
-  step.watchdog.hang_floor_s = static_cast<double>(plan.hang_timeout_s);
-  step.watchdog.startup_limit_s = startup_limit_s;
-  step.watchdog.ranks = static_cast<unsigned>(plan.world_size);
-  step.log_dir = plan.run_dir / "logs";
-  step.phase = attempt == 0 ? "train" : "train-r" + std::to_string(attempt);  // logs per start
-  step.nnodes = static_cast<unsigned>(plan.nodes);
-  step.first_node = plan.node_list.front();
-  step.tasks = static_cast<unsigned>(plan.nodes * plan.tasks_per_node);
-  step.run_dir = plan.run_dir;
-  return step;
-}
-
 // Why the step ended, and the nodes to take out of the job (drained with their reason).
 struct Failure {
   std::string cause;  // node failure, node lost, hang, straggler, failure

@@ -8,6 +8,7 @@
 #include "common/version.hpp"
 #include "compile_phase.hpp"
 #include "node_facts.hpp"
+#include "node_workers.hpp"
 #include "run_command.hpp"
 #include "trn/common/error.hpp"
 
@@ -46,8 +47,9 @@ int main(int argc, char** argv) {
       return trn::launcher::run_command(rest, trn::launcher::Mode::kCompile);
     if (command == "compile-agent") return compile_agent_command(rest);
     if (command == "node-facts") return node_facts_command(rest);
-    std::cerr
-        << "usage: trn-launcher run|node-facts ... (use the trn-run and trn-compile commands)\n";
+    if (command == "node-workers") return trn::launcher::node_workers_command(rest);
+    std::cerr << "usage: trn-launcher run|compile|node-facts|node-workers ... (use the trn-run and "
+                 "trn-compile commands)\n";
     return trn::launcher::kBadInput;
   } catch (const trn::Error& error) {
     std::cerr << tool << ": " << error.what() << '\n';

@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -16,7 +17,9 @@
 #include "in_job_recovery.hpp"
 #include "install_layout.hpp"
 #include "job_outcome.hpp"
+#include "mpirun_start.hpp"
 #include "node_facts.hpp"
+#include "own_workers.hpp"
 #include "plan_forecast.hpp"
 #include "planned_instance.hpp"
 #include "step_nodes.hpp"
@@ -269,14 +272,68 @@ nlohmann::json launcher_json(const run::LaunchEnvironment& launch) {
   return {{"name", run::to_string(launch.launcher)}, {"reason", launch.reason}};
 }
 
-// Training starts only from a Slurm job so far (docs/launchers.md#status): anywhere else, what
-// was detected and what to do instead.
-std::string outside_slurm(const run::LaunchEnvironment& launch, const std::string& profile) {
+// trn-run starts its own node's workers under these launchers (docs/launchers.md#own-workers);
+// Slurm's srun starts them in a job.
+bool starts_own_workers(run::Launcher launcher) {
+  return launcher != run::Launcher::kSlurm && launcher != run::Launcher::kTorchrun;
+}
+
+// A machine with a Slurm client configuration (a cluster's head or login node) that no launcher
+// started: training here is rarely what was meant.
+bool slurm_submit_host() {
+  return env_value("SLURM_CONF").has_value() || std::filesystem::exists("/etc/slurm/slurm.conf");
+}
+
+// Why trn-run cannot train as started, or "" when it can.
+std::string cannot_train(const run::LaunchEnvironment& launch,
+                         const std::optional<run::SlurmAllocation>& allocation,
+                         const RunOptions& options) {
+  const auto& profile = options.profile;
   const std::string submit = "submit with `sbatch --nodes=N trn-run " + profile +
                              "`, or see the plan with `trn-run " + profile + " --nodes N --plan`";
-  if (launch.launcher == run::Launcher::kLocal) return "not inside a Slurm job: " + submit;
-  return "started by " + std::string(run::to_string(launch.launcher)) + " (" + launch.reason +
-         "): trn-run trains only inside a Slurm job so far (docs/launchers.md#status); " + submit;
+  if (launch.launcher == run::Launcher::kSlurm && !allocation) {
+    return "--launcher slurm outside a Slurm job: " + submit;
+  }
+  if (launch.launcher == run::Launcher::kTorchrun) {
+    return "started by torchrun (" + launch.reason +
+           "): trn-run starts torchrun itself; run `trn-run " + profile +
+           "` once per node instead (docs/launchers.md)";
+  }
+  if (launch.launcher == run::Launcher::kLocal && !options.launcher && slurm_submit_host()) {
+    return "not inside a Slurm job, on a machine with a Slurm configuration (a head or login "
+           "node): " +
+           submit + "; or train on this machine with --launcher local";
+  }
+  return "";
+}
+
+// Slurm ends a job at scancel or its time limit without a word from us: say up front how to go
+// on from the checkpoints.
+void print_how_to_continue(const plan::Plan& plan, const std::string& run_dir, unsigned nnodes,
+                           const std::string& profile) {
+  if (plan.resumable) {
+    std::cout << "trn-run: run directory " << run_dir
+              << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
+              << nnodes << " trn-run " << profile << " --resume " << run_dir << '\n';
+  } else {
+    std::cout << "trn-run: run directory " << run_dir
+              << "; the profile's command takes no checkpoint placeholder (see resume above): a "
+                 "job that stops early starts over\n";
+  }
+  std::cout << std::flush;
+}
+
+// The run directory's name where no Slurm job names it: the launcher's job, the same on every
+// node and retry; a single instance's run is named by its start time (--resume continues it).
+std::string own_run_name(const run::LaunchEnvironment& launch) {
+  if (!launch.run_name.empty()) return launch.run_name;
+  if (launch.launcher != run::Launcher::kLocal) return std::string(run::to_string(launch.launcher));
+  const auto now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "local-%Y%m%d-%H%M%S", &local);
+  return stamp;
 }
 
 }  // namespace
@@ -286,12 +343,23 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto options = parse_run_options(args, mode);
   const auto layout = install_layout();
   const auto env_lookup = [](const std::string& name) { return env_value(name); };
-  const auto allocation = run::read_slurm_allocation(env_lookup);
-  const auto launch = detect_launcher(options, env_lookup);
-  if ((!allocation || launch.launcher != run::Launcher::kSlurm) &&
-      !(options.plan_only && options.nodes)) {
-    throw Error(outside_slurm(launch, options.profile));
+  if (options.launcher == run::Launcher::kMpi && !options.plan_only && mode == Mode::kRun &&
+      !env_value("OMPI_COMM_WORLD_SIZE")) {
+    return start_on_every_host(args, layout);  // the MPI Operator's launcher: mpirun it
   }
+  auto allocation = run::read_slurm_allocation(env_lookup);
+  const auto launch = detect_launcher(options, env_lookup);
+  const bool own_workers = starts_own_workers(launch.launcher);
+  if (!(options.plan_only && options.nodes)) {
+    if (const auto why = cannot_train(launch, allocation, options); !why.empty()) throw Error(why);
+  }
+  if (own_workers && !options.plan_only && options.nodes && *options.nodes != launch.nodes) {
+    throw Error("--nodes " + std::to_string(*options.nodes) + " does not match the " +
+                std::to_string(launch.nodes) + " node(s) " +
+                std::string(run::to_string(launch.launcher)) + " started (" + launch.reason +
+                "): drop --nodes");
+  }
+  if (own_workers) allocation.reset();  // --launcher local in a job: the job plays no part
   const bool agent = mode == Mode::kCompile && allocation && allocation->in_step;
   if (allocation && !agent && !options.plan_only && options.nodes &&
       *options.nodes != allocation->nnodes) {
@@ -305,12 +373,27 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
 
   auto profile = plan::load_profile(options.profile,
                                     plan::profile_search_dirs(env_lookup, layout.profile_dirs));
+  // SageMaker syncs /opt/ml/checkpoints with S3 and restores it when the job restarts.
+  if (launch.launcher == run::Launcher::kSageMaker)
+    plan::apply_override(profile, "output_root", "/opt/ml/checkpoints");
   for (const auto& [key, value] : options.flags) plan::apply_override(profile, key, value);
   for (const auto& assignment : options.sets) plan::apply_set_option(profile, assignment);
 
   std::vector<NodeFacts> nodes;
   bool job_nodes = false;  // the facts are the allocated nodes' own
-  if (agent) {
+  std::string this_node;
+  if (own_workers && !(options.plan_only && options.nodes)) {
+    // One trn-run per node, each planning alike from its own (uniform) node.
+    const auto here = local_node_facts(options.fsroot);
+    this_node = here.node;
+    nodes.assign(launch.nodes, here);
+    for (unsigned i = 0; i < launch.nodes; ++i) {
+      if (i == launch.node_rank) continue;
+      nodes[i].node = i < launch.hosts.size()               ? launch.hosts[i]
+                      : i == 0 && !launch.main_host.empty() ? launch.main_host
+                                                            : "node-" + std::to_string(i);
+    }
+  } else if (agent) {
     // One agent per node: every node plans alike from its own (uniform) topology.
     nodes.assign(allocation->nnodes, local_node_facts(options.fsroot));
   } else if (allocation && (!options.nodes || *options.nodes == allocation->nnodes)) {
@@ -358,7 +441,16 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (options.run_dir) request.run_dir = *options.run_dir;
   request.extra_args = options.trainer_args;
   request.home = env_value("HOME").value_or("");
+  if (own_workers) {
+    request.run_name = own_run_name(launch);
+    // Every node decides alike: a committed checkpoint is there before any node trains.
+    request.run_dir_decides = false;
+  }
   request.continues_run = options.resume || (allocation && allocation->restart_count > 0);
+  if (own_workers && !request.continues_run) {
+    const auto planned = plan::make_plan(profile, request);
+    request.continues_run = run::newest_checkpoint(planned.run_dir) >= 0;
+  }
   auto plan = plan::make_plan(profile, request);
   plan.spare_nodes = selection.spares;
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
@@ -433,7 +525,8 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   std::filesystem::create_directories(plan.run_dir / "logs");
   auto plan_doc = plan::to_json(plan);
   plan_doc["launcher"] = launcher_json(launch);
-  write_file_atomically(plan.run_dir / "plan.json", plan_doc.dump(2) + "\n", 0644);
+  if (launch.node_rank == 0)
+    write_file_atomically(plan.run_dir / "plan.json", plan_doc.dump(2) + "\n", 0644);
   // The forecast of the plan the job runs: its first line, and results.json's comparison.
   std::string why_not;
   const auto setup = plan_forecast(plan, options.forecast, why_not);
@@ -441,23 +534,17 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (setup) predicted = forecast::forecast_json(plan, *setup);
   std::cout << forecast_headline(plan, setup, why_not) << '\n'
             << plan::render_plan_text(plan) << launcher_line(launch);
-  // Slurm ends a job at scancel or its time limit without a word from us: say up front how to
-  // go on from the checkpoints.
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
-  if (plan.resumable) {
+  if (own_workers) {
     std::cout << "trn-run: run directory " << run_dir
-              << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
-              << allocation->nnodes << " trn-run " << options.profile << " --resume " << run_dir
-              << '\n';
+              << (plan.resume ? " (resuming from its newest checkpoint)" : "") << '\n'
+              << std::flush;
   } else {
-    std::cout << "trn-run: run directory " << run_dir
-              << "; the profile's command takes no checkpoint placeholder (see resume above): a "
-                 "job that stops early starts over\n";
-  }
-  std::cout << std::flush;
-  if (allocation->restart_count > 0) {
-    std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in "
-              << plan.run_dir.string() << '\n';
+    print_how_to_continue(plan, run_dir, allocation->nnodes, options.profile);
+    if (allocation->restart_count > 0) {
+      std::cout << "trn-run: restart " << allocation->restart_count << ": resuming in "
+                << plan.run_dir.string() << '\n';
+    }
   }
   phases["plan_seconds"] = seconds_since(started);
 
@@ -471,6 +558,11 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   compile.trn_cache = layout.bin_dir / "trn-cache";
   compile.env = step_environment(plan, layout);
   compile.force = options.force_compile;
+  if (own_workers) {
+    OwnWorkersJob job{&plan,     &launch, &layout,   options.fsroot,
+                      this_node, compile, predicted, mode == Mode::kCompile};
+    return train_on_own_workers(job, phases, started);
+  }
   phases["cache_pull"] = pull_cache(compile);
   const auto compiled = compile_phase(compile);
   phases["compile"] = compiled.report;

@@ -3,6 +3,7 @@
 #include "step_nodes.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
+#include "trn/plan/task_command.hpp"
 
 namespace trn::launcher {
 
@@ -36,6 +37,31 @@ std::map<std::string, std::string> step_environment(const plan::Plan& plan,
     env[std::string(trn::env::kPath)] = venv_bin->string() + ":" + rest;
   }
   return env;
+}
+
+TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, unsigned attempt,
+                        double startup_limit_s) {
+  TrainStep step;
+  step.srun_args = srun_layout(plan);
+  // A step stopped because a node was lost holds its nodes until Slurm marks that node down
+  // (SlurmdTimeout): --overlap lets the restarted step start on the survivors at once.
+  step.srun_args.emplace_back("--overlap");
+  step.command = plan::task_command(plan.command, plan.processes_per_task);
+  step.env = step_environment(plan, layout);
+  for (const auto& [name, value] : plan.train_env) step.env[name] = value;
+  step.watch_dir = plan.run_dir / "watch" / ("attempt-" + std::to_string(attempt));
+  step.env[std::string(env::kTrnWatchDir)] = step.watch_dir.string();
+  step.env[std::string(env::kTrnStragglerWindow)] = std::to_string(plan.straggler_window);
+  step.watchdog.hang_floor_s = static_cast<double>(plan.hang_timeout_s);
+  step.watchdog.startup_limit_s = startup_limit_s;
+  step.watchdog.ranks = static_cast<unsigned>(plan.world_size);
+  step.log_dir = plan.run_dir / "logs";
+  step.phase = attempt == 0 ? "train" : "train-r" + std::to_string(attempt);  // logs per start
+  step.nnodes = static_cast<unsigned>(plan.nodes);
+  step.first_node = plan.node_list.front();
+  step.tasks = static_cast<unsigned>(plan.nodes * plan.tasks_per_node);
+  step.run_dir = plan.run_dir;
+  return step;
 }
 
 }  // namespace trn::launcher

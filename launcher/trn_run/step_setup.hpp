@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "install_layout.hpp"
+#include "train_phase.hpp"
 #include "trn/plan/plan.hpp"
 
 namespace trn::launcher {
@@ -25,5 +26,11 @@ std::string trainer_python_path(const std::filesystem::path& trainer_dir);
 // the cluster install's training environment first on PATH.
 std::map<std::string, std::string> step_environment(const plan::Plan& plan,
                                                     const InstallLayout& layout);
+
+// The training step of the plan's `attempt` (0: the first start): its tasks, environment, logs
+// (train_<node>_<nodes>.log, train-r<attempt>_... after a restart) and heartbeat folder.
+// `startup_limit_s`: how long its ranks may take to start (0: no limit).
+TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, unsigned attempt,
+                        double startup_limit_s);
 
 }  // namespace trn::launcher

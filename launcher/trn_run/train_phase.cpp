@@ -12,14 +12,15 @@
 #include "trn/common/text_file.hpp"
 #include "trn/common/whole_number.hpp"
 #include "trn/run/heartbeat.hpp"
+#include "trn/run/run_continuation.hpp"
 
 namespace trn::launcher {
 namespace {
 
-// Follows the log of the node that runs task 0 and prints task 0's lines without their label.
-class RankZeroFollower {
+// Follows the log of the node that runs task `rank` and prints its lines without their label.
+class RankFollower {
  public:
-  explicit RankZeroFollower(std::filesystem::path log) : log_(std::move(log)) {}
+  RankFollower(std::filesystem::path log, unsigned rank) : log_(std::move(log)), rank_(rank) {}
 
   void poll() {
     if (!file_.is_open()) {
@@ -31,7 +32,8 @@ class RankZeroFollower {
     std::size_t newline = 0;
     while ((newline = pending_.find('\n')) != std::string::npos) {
       const auto line = pending_.substr(0, newline);
-      if (const auto labelled = run::parse_labelled_line(line); labelled && labelled->rank == 0) {
+      if (const auto labelled = run::parse_labelled_line(line);
+          labelled && labelled->rank == rank_) {
         std::cout << labelled->text << '\n' << std::flush;
       }
       pending_.erase(0, newline + 1);
@@ -40,6 +42,7 @@ class RankZeroFollower {
 
  private:
   std::filesystem::path log_;
+  unsigned rank_;
   std::ifstream file_;
   std::string pending_;
 };
@@ -70,19 +73,6 @@ std::vector<run::Heartbeat> read_heartbeats(const std::filesystem::path& dir) {
     }
   }
   return beats;
-}
-
-// The newest step with a committed checkpoint manifest (ckpt_<step>.json) in `run_dir`; -1: none.
-long newest_checkpoint(const std::filesystem::path& run_dir) {
-  long newest = -1;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(run_dir, error)) {
-    const auto name = entry.path().filename().string();
-    if (!name.starts_with("ckpt_") || !name.ends_with(".json")) continue;
-    if (const auto step = parse_whole_number(std::string_view(name).substr(5, name.size() - 10)))
-      newest = std::max(newest, static_cast<long>(*step));
-  }
-  return newest;
 }
 
 bool wait_for_exit(int pid, std::chrono::milliseconds limit, int& status) {
@@ -119,15 +109,15 @@ TrainOutcome run_train_step(const TrainStep& step) {
   }
   const auto prefix = step.phase + "_";
   const auto suffix = "_" + std::to_string(step.nnodes) + ".log";
-  std::vector<std::string> argv = {
-      "srun", "--label", "--kill-on-bad-exit=1",
-      "--output=" + (step.log_dir / (prefix + "%N" + suffix)).string()};
+  auto argv = step.starter;
+  argv.insert(argv.end(), {"--label", "--kill-on-bad-exit=1",
+                           "--output=" + (step.log_dir / (prefix + "%N" + suffix)).string()});
   argv.insert(argv.end(), step.srun_args.begin(), step.srun_args.end());
   argv.insert(argv.end(), step.command.begin(), step.command.end());
 
   const auto started = std::chrono::steady_clock::now();
   const int pid = start_process(argv, {.extra_env = step.env});
-  RankZeroFollower follower(step.log_dir / (prefix + step.first_node + suffix));
+  RankFollower follower(step.log_dir / (prefix + step.first_node + suffix), step.echo_rank);
   run::Watchdog watchdog(step.watchdog);
   TrainOutcome outcome;
   std::optional<long> stop_after;  // a straggler to replace: stop after this step's checkpoint
@@ -204,7 +194,7 @@ TrainOutcome run_train_step(const TrainStep& step) {
         outcome.status = stop_srun(pid, std::chrono::seconds(1));
         break;
       }
-      if (stop_after && newest_checkpoint(step.run_dir) > *stop_after) {
+      if (stop_after && run::newest_checkpoint(step.run_dir) > *stop_after) {
         outcome.stopped = StopReason::kStraggler;
         outcome.status = stop_srun(pid, std::chrono::seconds(1));
         break;

@@ -13,12 +13,16 @@
 namespace trn::launcher {
 
 struct TrainStep {
+  // What starts the tasks: srun, or trn-launcher node-workers on a node that starts its own
+  // (docs/launchers.md#own-workers); both take srun's --label, --kill-on-bad-exit and --output.
+  std::vector<std::string> starter = {"srun"};
   std::vector<std::string> srun_args;  // node and task layout
   std::vector<std::string> command;    // what every task runs
   std::map<std::string, std::string> env;
   std::filesystem::path log_dir;
   std::string phase;       // names the logs: <phase>_<node>_<nnodes>.log
-  std::string first_node;  // runs task 0 (srun's block distribution)
+  std::string first_node;  // runs task 0 (srun's block distribution), or `echo_rank`
+  unsigned echo_rank = 0;  // whose lines go to stdout: rank 0, or this node's first
   unsigned nnodes = 1;
   unsigned tasks = 1;  // srun tasks: the labels in the logs
   // The ranks' heartbeats (TRN_WATCH_DIR), read by the watchdog; empty: no watchdog.

@@ -22,6 +22,9 @@ run_exit_hooks() {
 on_exit() { exit_hooks+=("$1"); trap run_exit_hooks EXIT; }
 
 # Sets $scratch to a directory every job user can write to, removed when the test exits.
+# node I: the local cluster's node I (1-based), as Slurm and the hosts file name it.
+node() { echo "$TRN_TEST_CLUSTER-$1"; }
+
 make_scratch() {
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/trn-itest.XXXXXX")
   chmod 0777 "$scratch"

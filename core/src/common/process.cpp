@@ -68,7 +68,13 @@ void add_redirections(FileActions& actions, const ProcessOptions& options, int o
 int spawn(const std::vector<std::string>& argv, const ProcessOptions& options, int output) {
   if (argv.empty()) throw Error("internal: empty command");
   FileActions actions;
-  add_redirections(actions, options, output);
+  if (output < 0 && options.output_fd >= 0) {
+    add_redirections(actions,
+                     {.stderr_to = StderrTo::kOutput, .stdin_dev_null = options.stdin_dev_null},
+                     options.output_fd);
+  } else {
+    add_redirections(actions, options, output);
+  }
   auto args = argv;
   auto env = merged_environment(options.extra_env);
   auto arg_pointers = pointers(args);

@@ -140,7 +140,7 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   plan.keep_checkpoints = profile.keep_checkpoints;
   plan.run_dir = request.run_dir.value_or(
       std::filesystem::path(expand_home(profile.output_root, request.home)) /
-      (profile.name + "-" + (cluster.job_id ? std::to_string(*cluster.job_id) : "local")));
+      (profile.name + "-" + (cluster.job_id ? std::to_string(*cluster.job_id) : request.run_name)));
   if (!profile.checkpoint_uri.empty()) plan.checkpoint_uri = profile.checkpoint_uri;
   if (!profile.checkpoint_local_dir.empty()) {
     plan.checkpoint_local_dir =
@@ -158,7 +158,8 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   // A run directory that exists holds an earlier job's run (trn-run makes it only after
   // planning); one that cannot be looked at is taken as new.
   std::error_code unreadable;
-  plan.resume = request.continues_run || std::filesystem::exists(plan.run_dir, unreadable);
+  plan.resume = request.continues_run ||
+                (request.run_dir_decides && std::filesystem::exists(plan.run_dir, unreadable));
 
   try {
     plan.command = render_command(profile.command, placeholder_values(plan, false));

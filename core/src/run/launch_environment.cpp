@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
@@ -70,19 +71,6 @@ LaunchEnvironment from_slurm(const EnvLookup& env) {
   return launch;
 }
 
-// The first host of an Open MPI hostfile ("<host> slots=<n>" lines, # comments).
-std::string first_hostfile_host(const std::string& text) {
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    line = line.substr(0, line.find('#'));
-    std::istringstream words(line);
-    std::string host;
-    if (words >> host) return host;
-  }
-  return "";
-}
-
 LaunchEnvironment from_mpi(const LaunchInputs& inputs) {
   const auto& env = inputs.env;
   LaunchEnvironment launch;
@@ -98,8 +86,17 @@ LaunchEnvironment from_mpi(const LaunchInputs& inputs) {
   launch.node_rank =
       number("OMPI_COMM_WORLD_RANK", required(env, "OMPI_COMM_WORLD_RANK", "mpi"), 0);
   // Open MPI names no master: rank 0 runs on the hostfile's first host (mpirun's by-slot order).
-  launch.main_host = first_hostfile_host(inputs.mpi_hostfile);
+  if (const auto hosts = hostfile_hosts(inputs.mpi_hostfile); !hosts.empty())
+    launch.main_host = hosts.front();
   return launch;
+}
+
+// `name` with every character but letters, digits, '.', '_' and '-' replaced by '_'.
+std::string folder_safe(std::string name) {
+  for (auto& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  }
+  return name == "." || name == ".." ? std::string() : name;
 }
 
 LaunchEnvironment from_batch(const EnvLookup& env) {
@@ -120,6 +117,8 @@ LaunchEnvironment from_batch(const EnvLookup& env) {
     }
   }
   launch.nodes = nodes;
+  if (const auto job = env("AWS_BATCH_JOB_ID"))
+    launch.run_name = folder_safe(job->substr(0, job->find('#')));
   // The main node is rank 0; the others follow it in index order.
   launch.node_rank = (index + nodes - main) % nodes;
   // Batch sets the main node's address only on the other nodes: the main node uses its own.
@@ -167,6 +166,7 @@ LaunchEnvironment from_sagemaker(const LaunchInputs& inputs) {
   launch.node_rank = static_cast<unsigned>(it - hosts.begin());
   launch.main_host = hosts.front();
   launch.hosts = std::move(hosts);
+  if (const auto job = env("TRAINING_JOB_NAME")) launch.run_name = folder_safe(*job);
   return launch;
 }
 
@@ -239,7 +239,25 @@ LaunchEnvironment detect_launch_environment(const LaunchInputs& inputs) {
       master && !master->empty() && launcher != Launcher::kSlurm) {
     launch.main_host = *master;  // the user's MASTER_ADDR wins
   }
+  if (launch.launcher == Launcher::kMpi && launch.main_host.empty() && launch.node_rank != 0) {
+    throw Error(
+        "mpi launch: no main node: /etc/mpi/hostfile (the MPI Operator's) is missing and "
+        "MASTER_ADDR is not set; pass rank 0's host with mpirun -x MASTER_ADDR=HOST");
+  }
   return launch;
+}
+
+std::vector<std::string> hostfile_hosts(const std::string& text) {
+  std::vector<std::string> hosts;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string host;
+    if (words >> host) hosts.push_back(std::move(host));
+  }
+  return hosts;
 }
 
 std::vector<std::string> sagemaker_host_order(std::vector<std::string> hosts) {

@@ -1,9 +1,11 @@
 #include "trn/run/run_continuation.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "trn/common/error.hpp"
+#include "trn/common/whole_number.hpp"
 #include "trn/plan/plan_report.hpp"
 
 namespace trn::run {
@@ -47,11 +49,25 @@ void check_run_dir_continues(const std::filesystem::path& run_dir, const plan::P
   for (const std::string key : {"profile", "model", "seq_len", "global_batch"}) {
     const auto before = earlier.contains(key) ? earlier.at(key) : nlohmann::json(nullptr);
     if (before == now.at(key)) continue;
-    throw Error(option + ": the run there has " + key + " " + shown(before) + " but this plan " +
-                shown(now.at(key)) + ": its checkpoints only continue with the same " + key + "; " +
-                how_to_set(key) + ", or start a new run without " +
-                option.substr(0, option.find(' ')));
+    std::string message = option;
+    message += ": the run there has " + key + " " + shown(before);
+    message += " but this plan " + shown(now.at(key));
+    message += ": its checkpoints only continue with the same " + key + "; " + how_to_set(key);
+    message += ", or start a new run without " + option.substr(0, option.find(' '));
+    throw Error(message);
   }
+}
+
+long newest_checkpoint(const std::filesystem::path& run_dir) {
+  long newest = -1;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(run_dir, error)) {
+    const auto name = entry.path().filename().string();
+    if (!name.starts_with("ckpt_") || !name.ends_with(".json")) continue;
+    if (const auto step = parse_whole_number(std::string_view(name).substr(5, name.size() - 10)))
+      newest = std::max(newest, static_cast<long>(*step));
+  }
+  return newest;
 }
 
 }  // namespace trn::run

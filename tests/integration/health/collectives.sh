@@ -7,7 +7,6 @@
 #     warning and nothing fails; reach, run beside the slow checks, still passes everywhere.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 nodes="$(node 1),$(node 2),$(node 3)"
 echo '[{"neuron_device": 0, "bdf": "00:1e.0", "nc_count": 2, "logical_neuroncore_config": 1}]' \
   >"$scratch/neuron-ls.json"

@@ -5,7 +5,6 @@
 # clean 2-node run (strong scaling: same global batch).
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 fixtures=$TRN_SOURCE_DIR/tests/fixtures
 mkdir -p "$scratch/nodes"
 for i in $(seq 1 "$TRN_TEST_NODES"); do cp -r "$fixtures/cpu-only" "$scratch/nodes/$(node "$i")"; done

@@ -5,7 +5,6 @@
 # whose only node is unhealthy: none is left.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 mkdir -p "$scratch/nodes"
 for i in $(seq 1 "$TRN_TEST_NODES"); do cp -r "$TRN_SOURCE_DIR/tests/fixtures/cpu-only" "$scratch/nodes/$(node "$i")"; done
 hardware_error() {

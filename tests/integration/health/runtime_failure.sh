@@ -5,7 +5,6 @@
 # node failure when a node's kernel log gained a NEURON_HW_ERR line meanwhile.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 mkdir -p "$scratch/nodes"
 for i in $(seq 1 "$TRN_TEST_NODES"); do cp -r "$TRN_SOURCE_DIR/tests/fixtures/cpu-only" "$scratch/nodes/$(node "$i")"; done
 for i in 1 2 3; do on_exit "slurm scontrol update NodeName=$(node "$i") State=RESUME >/dev/null 2>&1 || true"; done

@@ -5,7 +5,6 @@
 # each name exactly node 3 as unreached, node 3 names both others, and no node-local check
 # fails. (Unreachable is a network condition, not a recorded tree: docs/health.md#reach.)
 source "$(dirname "$0")/../lib.sh"
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 address() { cluster on "$(node 3)" getent hosts "$(node "$1")" | awk '{print $1}'; }
 victim=$(node 3)
 for i in 1 2; do

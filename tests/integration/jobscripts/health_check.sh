@@ -14,7 +14,6 @@ check() {  # check STATE [sbatch args and script args...]: runs the job, prints 
   [[ $state == "$want" ]] || { cat "$scratch/trn-health-$job.out" >&2; fail "health check job ended $state, expected $want"; }
   cat "$scratch/trn-health-$job.out"
 }
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 
 out=$(check COMPLETED "$script")
 grep -q "health check ok: $TRN_TEST_NODES node(s) alike and ready" <<<"$out" || fail "no ok line: $out"

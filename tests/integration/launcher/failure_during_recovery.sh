@@ -7,7 +7,6 @@
 # uninterrupted 2-node run's.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=2)
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=4 --nodelist="$(node 1),$(node 2),$(node 3),$(node 4)" \
   -D "$scratch" trn-run "${args[@]}" --spare-nodes 2 --hang-timeout 4)

@@ -11,7 +11,6 @@
 # snapshot, the lost node's shards from the next node's copy, not from the run directory.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 for i in 2 3; do on_exit "slurm scontrol update NodeName=$(node "$i") State=RESUME >/dev/null 2>&1 || true"; done
 # Checkpoints every 10 steps: the failures come between them, where only snapshots are newer.
 args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=10

@@ -6,7 +6,6 @@
 # and trains on with the spare in its place; the final loss equals an uninterrupted run's.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
-node() { echo "$TRN_TEST_CLUSTER-$1"; }
 on_exit "slurm scontrol update NodeName=$(node 2) State=RESUME >/dev/null 2>&1 || true"
 args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=4)
 

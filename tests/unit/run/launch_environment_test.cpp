@@ -91,6 +91,30 @@ TEST(LaunchEnvironment, OpenMpiRunsOneTrnRunPerNodeAndRankZeroIsOnTheHostfilesFi
               HasSubstr("run one trn-run per node (mpirun -N 1)"));
 }
 
+TEST(LaunchEnvironment, OpenMpiWithoutAHostfileNeedsMasterAddrOnTheOtherRanks) {
+  const Env rank1 = {{"OMPI_COMM_WORLD_SIZE", "2"},
+                     {"OMPI_COMM_WORLD_RANK", "1"},
+                     {"OMPI_COMM_WORLD_LOCAL_SIZE", "1"}};
+  EXPECT_THAT(error_of(inputs(rank1)), HasSubstr("mpirun -x MASTER_ADDR=HOST"));
+  auto with_master = rank1;
+  with_master["MASTER_ADDR"] = "node-a";
+  EXPECT_EQ(detect_launch_environment(inputs(with_master)).main_host, "node-a");
+  auto rank0 = rank1;
+  rank0["OMPI_COMM_WORLD_RANK"] = "0";
+  EXPECT_EQ(detect_launch_environment(inputs(rank0)).main_host, "");  // it is the main node
+}
+
+TEST(LaunchEnvironment, TheRunIsNamedByTheLaunchersJob) {
+  auto batch = kBatchChild;
+  batch["AWS_BATCH_JOB_ID"] = "0b1c-2d#2";
+  EXPECT_EQ(detect_launch_environment(inputs(batch)).run_name, "0b1c-2d");
+  const auto sagemaker = detect_launch_environment(inputs({{"SM_HOSTS", R"(["algo-1"])"},
+                                                           {"SM_CURRENT_HOST", "algo-1"},
+                                                           {"TRAINING_JOB_NAME", "bert/../x y"}}));
+  EXPECT_EQ(sagemaker.run_name, "bert_.._x_y");  // one folder, whatever the name holds
+  EXPECT_EQ(detect_launch_environment(inputs({})).run_name, "");
+}
+
 TEST(LaunchEnvironment, BatchChildNodesUseTheMainAddressAndTheMainNodeItsOwn) {
   auto launch = detect_launch_environment(inputs(kBatchChild));
   EXPECT_EQ(launch.launcher, Launcher::kBatch);

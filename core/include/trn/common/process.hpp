@@ -28,6 +28,9 @@ struct ProcessOptions {
   // The child leads a process group of its own, and a timeout kills the whole group: a tool
   // that starts helpers of its own (nccom-test's neuron-bench) leaves none behind.
   bool own_process_group = false;
+  // start_process: the child's stdout and stderr both go to this descriptor (a pipe the caller
+  // reads); -1 keeps ours.
+  int output_fd = -1;
 };
 
 // Starts argv (PATH lookup unless argv[0] has a '/'); returns its pid. Throws trn::Error when

@@ -16,13 +16,18 @@ namespace trn::plan {
 struct PlanRequest {
   ClusterShape cluster;
   std::vector<std::string> extra_args;  // trainer arguments after `--`, appended to the command
-  // Default: <output_root>/<profile>-<job id>, or <output_root>/<profile>-local without a job.
+  // Default: <output_root>/<profile>-<job id>, else <output_root>/<profile>-<run_name>.
   std::optional<std::filesystem::path> run_dir;
+  // Names the run directory where no Slurm job id does: the launcher's job (AWS Batch's job id,
+  // SageMaker's training job), the same on every node and every retry of the job.
+  std::string run_name = "local";
   // Expands a leading "~/" in data, output_root and checkpoint_local_dir; empty: left as written.
   std::string home;
   // This job continues an earlier run: trn-run --resume, or Slurm requeued it. A run directory
-  // that already exists counts too (make_plan looks).
+  // that already exists counts too (make_plan looks) unless !run_dir_decides: where every node
+  // plans for itself, the main node may have made the folder a moment before another looks.
   bool continues_run = false;
+  bool run_dir_decides = true;
 };
 
 // Everything trn-run and trn-compile do follows from this; it is written to plan.json.

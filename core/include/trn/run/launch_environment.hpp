@@ -26,6 +26,10 @@ struct LaunchEnvironment {
   // finds it itself (Slurm: the first node of the allocation).
   std::string main_host;
   std::vector<std::string> hosts;  // every node in rank order, where the launcher lists them
+  // The launcher's name for the job, the same on every node and every retry (AWS_BATCH_JOB_ID
+  // without its "#<node index>", SageMaker's TRAINING_JOB_NAME), made safe for a folder name;
+  // "" where it gives none.
+  std::string run_name;
 };
 
 struct LaunchInputs {
@@ -43,6 +47,9 @@ struct LaunchInputs {
 // local. MASTER_ADDR set by the user names the main host everywhere but Slurm. A partial or
 // contradictory environment throws trn::Error naming the variable and the fix.
 LaunchEnvironment detect_launch_environment(const LaunchInputs& inputs);
+
+// The hosts of an Open MPI hostfile ("<host> slots=<n>" lines, # comments), in its order.
+std::vector<std::string> hostfile_hosts(const std::string& text);
 
 // SageMaker's host names in node order: by their number (algo-2 before algo-10), not as text.
 std::vector<std::string> sagemaker_host_order(std::vector<std::string> hosts);

@@ -16,4 +16,8 @@ namespace trn::run {
 void check_run_dir_continues(const std::filesystem::path& run_dir, const plan::Plan& plan,
                              const std::string& option, bool must_exist);
 
+// The newest step with a committed checkpoint manifest (ckpt_<step>.json) in `run_dir`; -1: none
+// (or no such folder).
+long newest_checkpoint(const std::filesystem::path& run_dir);
+
 }  // namespace trn::run

@@ -1,4 +1,4 @@
-#include "resolve_host.hpp"
+#include "trn/common/resolve_host.hpp"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -7,7 +7,7 @@
 
 #include <memory>
 
-namespace trn::spank {
+namespace trn {
 
 std::optional<std::string> resolve_ipv4(const std::string& host, std::string* why) {
   struct addrinfo hints {};
@@ -29,4 +29,4 @@ std::optional<std::string> resolve_ipv4(const std::string& host, std::string* wh
   return std::string(text);
 }
 
-}  // namespace trn::spank
+}  // namespace trn

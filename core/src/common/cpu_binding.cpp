@@ -1,4 +1,4 @@
-#include "task_binding.hpp"
+#include "trn/common/cpu_binding.hpp"
 
 #include <sched.h>
 
@@ -8,7 +8,7 @@
 
 #include "trn/common/error.hpp"
 
-namespace trn::spank {
+namespace trn {
 
 void bind_task_to_cpus(const IdList& cpus) {
   if (cpus.empty()) return;
@@ -27,4 +27,4 @@ void bind_task_to_cpus(const IdList& cpus) {
   }
 }
 
-}  // namespace trn::spank
+}  // namespace trn

@@ -1,0 +1,330 @@
+#include "node_workers.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "trn/common/cpu_binding.hpp"
+#include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
+#include "trn/common/error.hpp"
+#include "trn/common/node_name.hpp"
+#include "trn/common/process.hpp"
+#include "trn/common/resolve_host.hpp"
+#include "trn/common/unique_fd.hpp"
+#include "trn/common/whole_number.hpp"
+#include "trn/placement/placement.hpp"
+#include "trn/run/launch_step_facts.hpp"
+#include "trn/taskenv/task_environment.hpp"
+#include "trn/topology/discover.hpp"
+
+namespace trn::launcher {
+namespace {
+
+// After a task fails the others get this long to fail alike (the same error on every rank is
+// the user's, docs/recovery.md) before they are ended; then SIGTERM, and SIGKILL after kKillWait
+// (srun's KillWait is 30 s by default; trn-run stops a step within 1 s after its own SIGINTs).
+constexpr auto kCancelAfter = std::chrono::seconds(1);
+constexpr auto kKillWait = std::chrono::seconds(5);
+
+struct WorkerOptions {
+  unsigned tasks = 1;
+  run::LaunchEnvironment launch;
+  std::string fsroot = "/";
+  std::string output;  // "": our own stdout
+  bool label = false;
+  std::vector<std::string> command;
+};
+
+unsigned count_option(const std::string& name, const std::string& text, unsigned low,
+                      unsigned high) {
+  const auto value = parse_whole_number(text);
+  if (!value || *value < low || *value > high) {
+    throw Error("node-workers: " + name + "=" + text + " is not a whole number from " +
+                std::to_string(low) + " to " + std::to_string(high));
+  }
+  return static_cast<unsigned>(*value);
+}
+
+WorkerOptions parse_worker_options(const std::vector<std::string>& args) {
+  WorkerOptions options;
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const auto& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (!arg.starts_with("--")) break;  // the command
+    const auto equals = arg.find('=');
+    const auto name = arg.substr(0, equals);
+    const auto value = equals == std::string::npos ? std::string() : arg.substr(equals + 1);
+    if (name == "--label") {
+      options.label = true;
+    } else if (name == "--kill-on-bad-exit") {  // always: as srun's --kill-on-bad-exit=1
+    } else if (name == "--output") {
+      options.output = value;
+    } else if (name == "--tasks") {
+      options.tasks = count_option(name, value, 1, 1024);
+    } else if (name == "--nodes") {
+      options.launch.nodes = count_option(name, value, 1, 65536);
+    } else if (name == "--node-rank") {
+      options.launch.node_rank = count_option(name, value, 0, 65535);
+    } else if (name == "--main-host") {
+      options.launch.main_host = value;
+    } else if (name == "--fsroot") {
+      options.fsroot = value;
+    } else {
+      throw Error("node-workers: unknown option " + arg);
+    }
+  }
+  options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  if (options.command.empty()) throw Error("node-workers: no command to start");
+  if (options.launch.node_rank >= options.launch.nodes) {
+    throw Error("node-workers: --node-rank " + std::to_string(options.launch.node_rank) +
+                " is not below --nodes " + std::to_string(options.launch.nodes));
+  }
+  return options;
+}
+
+// Each task's environment, as spank_trn computes it for a Slurm task (core/taskenv), and the
+// CPUs to bind it to (none: leave it unbound).
+struct TaskSetup {
+  std::map<std::string, std::string> env;
+  unsigned rank = 0;
+  std::optional<IdList> cpus;
+};
+
+std::vector<TaskSetup> task_setups(const WorkerOptions& options, const std::string& node) {
+  topology::DiscoveryOptions discovery;
+  discovery.fsroot = expand_node_name(options.fsroot, node);
+  const auto topology = topology::discover(discovery);
+  placement::PlacementRequest request;
+  request.local_tasks = options.tasks;
+  request.lnc_env = env_value(trn::env::kNeuronLogicalNcConfig);
+  const auto placement = placement::place_step(topology, request);
+  const auto facts = run::launch_step_facts(options.launch, options.tasks, node);
+  taskenv::EnvOptions env_options;
+  env_options.launch =
+      taskenv::resolve_neuron_launch(taskenv::NeuronLaunch::kAuto, options.command);
+  auto step = taskenv::prepare_step_environment(topology, placement, facts, env_options);
+  // As spank_trn: the rendezvous is an address, resolved once; only NEURON_RT_ROOT_COMM_ID
+  // needs one, and a user's MASTER_ADDR replaces the host.
+  std::string why;
+  if (const auto address = resolve_ipv4(facts.first_host, &why)) {
+    step.rendezvous_host = *address;
+  } else if (!step.root_comm_port.empty() && !env_value(std::string(env::kMasterAddr))) {
+    throw Error("cannot resolve " + facts.first_host + ", the main node, to an IPv4 address (" +
+                why + "): NEURON_RT_ROOT_COMM_ID needs it; set MASTER_ADDR to its address");
+  }
+  const bool bind = options.fsroot == "/" && placement.bind_cpus;
+  std::vector<TaskSetup> setups;
+  for (unsigned local = 0; local < options.tasks; ++local) {
+    TaskSetup setup;
+    setup.rank = facts.node_id * options.tasks + local;
+    const auto task = taskenv::task_environment(step, {local, setup.rank}, env_value);
+    for (const auto& var : task.set) setup.env[var.name] = var.value;
+    if (local == 0) {
+      for (const auto& warning : task.warnings)
+        std::cerr << "trn-run: warning: " << warning << '\n';
+    }
+    if (bind) setup.cpus = placement.tasks.at(local).cpus;
+    setups.push_back(std::move(setup));
+  }
+  return setups;
+}
+
+volatile std::sig_atomic_t g_user1 = 0;
+volatile std::sig_atomic_t g_stops = 0;
+
+extern "C" void on_signal(int signal) {
+  if (signal == SIGUSR1)
+    g_user1 = 1;
+  else
+    g_stops = g_stops + 1;
+}
+
+void catch_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigemptyset(&action.sa_mask);
+  for (const int signal : {SIGUSR1, SIGINT, SIGTERM}) ::sigaction(signal, &action, nullptr);
+}
+
+struct Task {
+  int pid = -1;
+  int status = -1;  // -1 while running
+  UniqueFd output;  // read end of its stdout/stderr pipe
+  std::string pending;
+  unsigned rank = 0;
+};
+
+// Starts `command` with `setup`: its output into a pipe, bound to its CPUs (the child inherits
+// the mask set around the spawn).
+Task start_task(const std::vector<std::string>& command, const TaskSetup& setup) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0)
+    throw Error(std::string("cannot make a pipe for a worker: ") + std::strerror(errno));
+  Task task;
+  task.output = UniqueFd(ends[0]);
+  UniqueFd write_end(ends[1]);
+  cpu_set_t ours;
+  const bool saved = ::sched_getaffinity(0, sizeof ours, &ours) == 0;
+  if (setup.cpus) bind_task_to_cpus(*setup.cpus);
+  try {
+    task.pid = start_process(command, {.extra_env = setup.env, .output_fd = write_end.get()});
+  } catch (...) {
+    if (setup.cpus && saved) ::sched_setaffinity(0, sizeof ours, &ours);
+    throw;
+  }
+  if (setup.cpus && saved) ::sched_setaffinity(0, sizeof ours, &ours);
+  task.rank = setup.rank;
+  return task;
+}
+
+class LabelledOutput {
+ public:
+  LabelledOutput(const std::string& path, bool label) : label_(label) {
+    if (!path.empty()) {
+      file_.open(path, std::ios::app);
+      if (!file_) throw Error("node-workers: cannot write " + path);
+    }
+  }
+
+  // Moves what the task wrote since the last call to the output, whole lines only unless
+  // `flush`; false once the pipe is closed.
+  bool take(Task& task, bool flush) {
+    char buffer[1 << 14];
+    bool open = task.output.get() >= 0;
+    while (open) {
+      pollfd ready{task.output.get(), POLLIN, 0};
+      if (::poll(&ready, 1, 0) <= 0) break;
+      const ssize_t got = ::read(task.output.get(), buffer, sizeof buffer);
+      if (got <= 0) {
+        task.output = UniqueFd();
+        open = false;
+        break;
+      }
+      task.pending.append(buffer, static_cast<std::size_t>(got));
+    }
+    std::size_t newline = 0;
+    while ((newline = task.pending.find('\n')) != std::string::npos) {
+      write_line(task.rank, std::string_view(task.pending).substr(0, newline));
+      task.pending.erase(0, newline + 1);
+    }
+    if (flush && !task.pending.empty()) {
+      write_line(task.rank, task.pending);
+      task.pending.clear();
+    }
+    out().flush();
+    return open;
+  }
+
+  // The line slurmstepd writes when it cancels a step, so that the failure diagnosis reads
+  // the same output under either starter.
+  void cancelled(unsigned rank, const std::string& node, int status) {
+    write_line(rank, "*** STEP ON " + node + " CANCELLED: task " + std::to_string(rank) +
+                         " exited with status " + std::to_string(status) +
+                         " (trn-launcher node-workers) ***");
+    out().flush();
+  }
+
+ private:
+  std::ostream& out() { return file_.is_open() ? static_cast<std::ostream&>(file_) : std::cout; }
+  void write_line(unsigned rank, std::string_view line) {
+    if (label_) out() << rank << ": ";
+    out() << line << '\n';
+  }
+  bool label_;
+  std::ofstream file_;
+};
+
+void signal_all(std::vector<Task>& tasks, int signal) {
+  for (const auto& task : tasks) {
+    if (task.status < 0) ::kill(task.pid, signal);
+  }
+}
+
+}  // namespace
+
+int node_workers_command(const std::vector<std::string>& args) {
+  const auto options = parse_worker_options(args);
+  const auto node = this_node_name();
+  const auto setups = task_setups(options, node);
+  std::string output = options.output;
+  for (std::size_t at = 0; (at = output.find("%N", at)) != std::string::npos;)
+    output.replace(at, 2, node);
+  LabelledOutput out(output, options.label);
+  catch_signals();
+  std::vector<Task> tasks;
+  for (const auto& setup : setups) {
+    try {
+      tasks.push_back(start_task(options.command, setup));
+    } catch (const Error&) {
+      signal_all(tasks, SIGKILL);
+      throw;
+    }
+  }
+  int first_failure = 0;
+  unsigned failed_rank = 0;
+  int stops_seen = 0;
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kNever = Clock::time_point::max();
+  auto cancel_at = kNever;  // end the others: a task failed
+  auto kill_at = kNever;    // SIGKILL what is left
+  std::vector<pollfd> ready;
+  for (;;) {
+    ready.clear();
+    for (const auto& task : tasks) {
+      if (task.output.get() >= 0) ready.push_back({task.output.get(), POLLIN, 0});
+    }
+    if (!ready.empty()) ::poll(ready.data(), ready.size(), 100);
+    bool running = false;
+    for (auto& task : tasks) {
+      if (task.status < 0) task.status = wait_process(task.pid, /*block=*/false);
+      out.take(task, /*flush=*/false);
+      if (task.status < 0) running = true;
+      if (task.status > 0 && first_failure == 0) {
+        first_failure = task.status;
+        failed_rank = task.rank;
+        cancel_at = Clock::now() + kCancelAfter;
+      }
+    }
+    if (running && Clock::now() >= cancel_at) {
+      out.cancelled(failed_rank, node, first_failure);
+      signal_all(tasks, SIGTERM);  // srun --kill-on-bad-exit: the step ends with its task
+      cancel_at = kNever;
+      kill_at = Clock::now() + kKillWait;
+    }
+    if (g_user1) {
+      g_user1 = 0;
+      signal_all(tasks, SIGUSR1);
+    }
+    if (g_stops > stops_seen) {
+      stops_seen = g_stops;
+      signal_all(tasks, stops_seen == 1 ? SIGTERM : SIGKILL);
+      if (stops_seen == 1) kill_at = Clock::now() + kKillWait;
+    }
+    if (Clock::now() >= kill_at) {
+      signal_all(tasks, SIGKILL);
+      kill_at = kNever;
+    }
+    // Done when every task has exited: a worker's own children may hold the pipe open.
+    if (!running) break;
+    if (ready.empty()) ::usleep(100 * 1000);
+  }
+  for (auto& task : tasks) out.take(task, /*flush=*/true);
+  return first_failure;
+}
+
+}  // namespace trn::launcher
