@@ -69,7 +69,8 @@ struct RunOptions {
 
 const char* const kUsage =
     "usage: trn-run PROFILE [options] [-- trainer args]\n"
-    "       sbatch --exclusive --nodes=N trn-run PROFILE [options]\n\n"
+    "       sbatch --exclusive --nodes=N trn-run PROFILE [options]\n"
+    "       mpirun -N 1 trn-run PROFILE [options]     (or trn-run --launcher mpi PROFILE)\n\n"
     "Plans the job from PROFILE (a bundled name or a YAML file) and the nodes Slurm gave it,\n"
     "pulls the compile cache, pre-compiles when Neuron is present, trains, and resumes from the\n"
     "newest checkpoint; a node failure requeues the job.\n\n"
@@ -78,9 +79,13 @@ const char* const kUsage =
     "A run stopped by scancel or a time limit continues in a new job from its newest\n"
     "checkpoint: sbatch --nodes=N trn-run PROFILE --resume RUN_DIR (trn-run prints RUN_DIR\n"
     "when it starts).\n\n"
+    "Outside Slurm, one trn-run per node starts that node's workers itself: on one instance\n"
+    "(--launcher local on a Slurm head or login node), as the command of every node of an AWS\n"
+    "Batch multi-node job or every host of a SageMaker job, or under mpirun; the launcher is\n"
+    "detected and named in the plan (docs/launchers.md).\n\n"
     "exit codes: 0 done; 1 training failed (the same exception on every rank); 2 bad input;\n"
     "3 compilation failed; 4 a node failed and the job was requeued; 5 a node failed and no\n"
-    "restart is left.\n";
+    "restart is left (outside Slurm: restart the job - the platform's retry - to resume).\n";
 
 const char* const kCompileUsage =
     "usage: srun trn-compile PROFILE [options] [-- trainer args]\n"

@@ -47,13 +47,16 @@ expect_eq "$(json_field "$local_run/plan.json" "d['nodes']")" 1 "single-node pla
 expect_eq "$(json_field "$local_run/results.json" "d['plan']['grad_accum']")" 6 "single-node accumulation"
 
 # AWS Batch: the main node (index 0) has no main-address variable; the others have its address.
+# Each node has a compile cache tier of its own, and they share one tier.
 main_address=$(address_of 1)
 batch_node() {
   local i=$1 main=()
   ((i == 1)) || main=(AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS="$main_address")
   on_node "$i" env AWS_BATCH_JOB_ID="itest#$((i - 1))" AWS_BATCH_JOB_NUM_NODES=$nodes \
     AWS_BATCH_JOB_NODE_INDEX=$((i - 1)) AWS_BATCH_JOB_MAIN_NODE_INDEX=0 "${main[@]}" \
-    trn-run "${args[@]}" --output-root "$scratch/batch"
+    PATH="$TRN_SOURCE_DIR/tests/doubles:$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+    NEURON_COMPILE_CACHE_URL="$scratch/node-cache-$i" TRN_TEST_NPC_LOG="$scratch/npc.log" \
+    trn-run "${args[@]}" --output-root "$scratch/batch" --cache-shared "$scratch/shared-cache"
 }
 every_node batch batch_node
 batch_run=$scratch/batch/bert_tiny-itest
@@ -62,6 +65,12 @@ grep -qx "launcher          batch (AWS_BATCH_JOB_NODE_INDEX is set)" "$scratch/b
 expect_eq "$(json_field "$batch_run/plan.json" "d['nodes']")" $nodes "Batch plan's nodes"
 grep -q "^step 8/8 " "$scratch/batch-1.out" || fail "rank 0's progress is not on the main node's output"
 expect_eq "$(ls "$batch_run"/logs/train_*_$nodes.log | wc -l)" $nodes "per-node training logs of the Batch run"
+# The nodes compiled together (the neuron_parallel_compile double, tests/doubles), as the srun
+# step does, and pushed their graphs to the shared tier.
+expect_eq "$(wc -l <"$scratch/npc.log")" $nodes "compiler runs, one per node"
+expect_eq "$(json_field "$batch_run/compile.json" "d['outcome']")" compiled "the Batch run's compile outcome"
+[[ $("$TRN_BUILD_DIR/bin/trn-cache" status --root "$scratch/shared-cache" --json | json_field /dev/stdin "d['done']['entries']") -ge 1 ]] ||
+  fail "no compiled graphs in the shared tier"
 # Each node's trn-run watched its own rank: node 3 runs rank 2.
 [[ -f $batch_run/watch/attempt-0/node-2/rank2.beat ]] ||
   fail "node 3's heartbeat folder does not hold rank 2's: $(ls -R "$batch_run/watch")"
