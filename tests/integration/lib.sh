@@ -25,6 +25,30 @@ on_exit() { exit_hooks+=("$1"); trap run_exit_hooks EXIT; }
 # node I: the local cluster's node I (1-based), as Slurm and the hosts file name it.
 node() { echo "$TRN_TEST_CLUSTER-$1"; }
 
+# on_node I CMD...: CMD on node I as a container or a login shell there would run it, no Slurm
+# in sight (no SLURM_CONF), this build's tools first on PATH; limited to 180 s.
+on_node() {
+  local i=$1
+  shift
+  cluster on "$(node "$i")" timeout 180 env -u SLURM_CONF PATH="$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"
+}
+# address_of I: node I's address, as the nodes resolve its name.
+address_of() { cluster on "$(node 1)" getent hosts "$(node "$1")" | awk '{print $1}'; }
+
+# every_node NAME N FUNCTION: runs `FUNCTION I` for nodes 1..N at once (one trn-run each, as a
+# launcher other than Slurm starts them), its output in $scratch/NAME-I.out; fails naming the
+# node whose command failed.
+every_node() {
+  local name=$1 count=$2 function=$3 i pids=()
+  for i in $(seq 1 "$count"); do
+    "$function" "$i" >"$scratch/$name-$i.out" 2>&1 &
+    pids+=($!)
+  done
+  for i in $(seq 1 "$count"); do
+    wait "${pids[$((i - 1))]}" || { tail -n 30 "$scratch/$name-$i.out"; fail "$name: node $i's command failed"; }
+  done
+}
+
 make_scratch() {
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/trn-itest.XXXXXX")
   chmod 0777 "$scratch"

@@ -10,27 +10,6 @@ source "$(dirname "$0")/../lib.sh"
 make_scratch
 args=(bert_tiny --data "$(test_data_dir)" --steps 8 --global-batch 48)
 nodes=3
-# What a container or a login shell on the node has: this build's tools, no Slurm variables.
-on_node() {
-  local i=$1
-  shift
-  cluster on "$(node "$i")" timeout 180 env -u SLURM_CONF PATH="$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"
-}
-address_of() { cluster on "$(node 1)" getent hosts "$(node "$1")" | awk '{print $1}'; }
-
-# every_node NAME FUNCTION: runs `FUNCTION I` for every node I at once (one trn-run each), its
-# output in $scratch/NAME-I.out; fails naming the node whose trn-run failed.
-every_node() {
-  local name=$1 function=$2 i pids=()
-  for i in $(seq 1 $nodes); do
-    "$function" "$i" >"$scratch/$name-$i.out" 2>&1 &
-    pids+=($!)
-  done
-  for i in $(seq 1 $nodes); do
-    wait "${pids[$((i - 1))]}" || { tail -n 30 "$scratch/$name-$i.out"; fail "$name: node $i's trn-run failed"; }
-  done
-}
-
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=$nodes -D "$scratch" trn-run "${args[@]}" \
   --output-root "$scratch/slurm")
 wait_job "$job" >/dev/null || { cat "$scratch/trn-run-$job.out"; fail "the Slurm job failed"; }
@@ -58,7 +37,7 @@ batch_node() {
     NEURON_COMPILE_CACHE_URL="$scratch/node-cache-$i" TRN_TEST_NPC_LOG="$scratch/npc.log" \
     trn-run "${args[@]}" --output-root "$scratch/batch" --cache-shared "$scratch/shared-cache"
 }
-every_node batch batch_node
+every_node batch $nodes batch_node
 batch_run=$scratch/batch/bert_tiny-itest
 grep -qx "launcher          batch (AWS_BATCH_JOB_NODE_INDEX is set)" "$scratch/batch-2.out" ||
   fail "a Batch node's plan does not name the batch launcher"
@@ -89,7 +68,7 @@ sagemaker_host() {
     shift 2 && exec env TRAINING_JOB_NAME=itest-sm "$@"' sh "$scratch/resourceconfig-$1.json" \
     "$scratch/sm-checkpoints" trn-run "${args[@]}"
 }
-every_node sagemaker sagemaker_host
+every_node sagemaker $nodes sagemaker_host
 sm_run=$scratch/sm-checkpoints/bert_tiny-itest-sm
 grep -qx "launcher          sagemaker (/opt/ml/input/config/resourceconfig.json exists)" "$scratch/sagemaker-1.out" ||
   fail "a SageMaker host's plan does not name the sagemaker launcher"
