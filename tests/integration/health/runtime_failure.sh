@@ -28,9 +28,15 @@ run_job() {  # run_job PROFILE: a 3-node job; prints its output once it ended (i
 }
 reason() { slurm scontrol show node -o "$(node "$1")" | grep -o 'Reason=.*'; }
 
+# The other ranks fail only once the victim's rank has done its part: srun ends the step when
+# the first task exits, and a victim still starting (a loaded machine) would never do it.
+wait_for() { echo "for i in \$(seq 300); do [ -e $1 ] && break; sleep 0.1; done"; }
 profile hw_status "
-if [ \"\$SLURMD_NODENAME\" = $(node 3) ]; then echo 'ERROR NRT:nrt_execute failed with status=1202'; exit 1; fi
-sleep 1; echo 'RuntimeError: collective operation timed out'; exit 1"
+if [ \"\$SLURMD_NODENAME\" = $(node 3) ]; then
+  echo 'ERROR NRT:nrt_execute failed with status=1202'; touch $scratch/hw_status.done; exit 1
+fi
+$(wait_for "$scratch/hw_status.done")
+echo 'RuntimeError: collective operation timed out'; exit 1"
 out=$(run_job hw_status)
 grep -q "trn-run: $(node 3) failed (trn-health: runtime: NRT_EXEC_HW_ERR_NC_UE (1202) on rank 2); drained" <<<"$out" ||
   fail "node 3 not named: $out"
@@ -41,7 +47,9 @@ slurm scontrol update NodeName="$(node 3)" State=RESUME
 profile kmsg_line "
 if [ \"\$SLURMD_NODENAME\" = $(node 2) ]; then
   echo '3,9,1,-;neuron: NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR nd-id=0 nc-id=0 action=REPLACE' >>$scratch/nodes/\$SLURMD_NODENAME/dev/kmsg
+  touch $scratch/kmsg_line.done
 fi
+$(wait_for "$scratch/kmsg_line.done")
 echo 'RuntimeError: collective operation timed out'; exit 1"
 out=$(run_job kmsg_line)
 grep -q "node $(node 2) is unhealthy after the failure (trn-health: kernel-log: NEURON_HW_ERR=NC_UNCORRECTABLE_ERROR" <<<"$out" ||
