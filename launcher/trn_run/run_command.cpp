@@ -459,6 +459,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   auto plan = plan::make_plan(profile, request);
   plan.spare_nodes = selection.spares;
   if (agent) return compile_agent(compile_task_command(plan), step_environment(plan, layout));
+  if (own_workers && plan.launch == plan::LaunchMode::kMpirun && !options.plan_only) {
+    throw Error("profile " + options.profile +
+                ": launch: mpirun makes the workers one MPI job, which srun --mpi=pmix starts "
+                "inside a Slurm job; started by " +
+                std::string(run::to_string(launch.launcher)) +
+                ", trn-run starts them itself without MPI: use --set launch=per-core (each worker "
+                "gets RANK, WORLD_SIZE and MASTER_ADDR) or submit with sbatch");
+  }
   if (options.run_dir) {
     run::check_run_dir_continues(plan.run_dir, plan,
                                  (options.resume ? "--resume " : "--run-dir ") + *options.run_dir,

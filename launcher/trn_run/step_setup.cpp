@@ -13,6 +13,8 @@ std::vector<std::string> srun_layout(const plan::Plan& plan) {
                                    "--ntasks=" + std::to_string(plan.nodes * plan.tasks_per_node),
                                    "--ntasks-per-node=" + std::to_string(plan.tasks_per_node)};
   for (auto& option : srun_node_selection(plan)) args.push_back(std::move(option));
+  // The workers of a launch: mpirun profile are one MPI job: Slurm's PMIx wires their world.
+  if (plan.launch == plan::LaunchMode::kMpirun) args.emplace_back("--mpi=pmix");
   return args;
 }
 

@@ -12,8 +12,9 @@ inline constexpr EnumNames<Scaling, 2> scaling_names{
 inline constexpr EnumNames<LrRule, 3> lr_rule_names{
     {{LrRule::kNone, "none"}, {LrRule::kLinear, "linear"}, {LrRule::kSqrt, "sqrt"}}};
 
-inline constexpr EnumNames<LaunchMode, 2> launch_mode_names{
-    {{LaunchMode::kPerCore, "per-core"}, {LaunchMode::kTorchrun, "torchrun"}}};
+inline constexpr EnumNames<LaunchMode, 3> launch_mode_names{{{LaunchMode::kPerCore, "per-core"},
+                                                             {LaunchMode::kTorchrun, "torchrun"},
+                                                             {LaunchMode::kMpirun, "mpirun"}}};
 
 inline constexpr EnumNames<RequeuePolicy, 3> requeue_policy_names{
     {{RequeuePolicy::kNodeFailure, "node-failure"},

@@ -186,8 +186,9 @@ const std::vector<Field>& scalar_fields() {
       {{"compile_steps", whole_1, "steps the compile phase runs"},
        set_whole<&P::compile_steps, 1, kMaxCount>},
       {{"seed", whole_0, "random seed, for {seed}"}, set_whole<&P::seed, 0, kMaxSeed>},
-      {{"launch", "per-core or torchrun",
-        "per-core: one Slurm task per worker; torchrun: one task per node starting its workers"},
+      {{"launch", "per-core, torchrun or mpirun",
+        "per-core: one Slurm task per worker; torchrun: one task per node starting its workers; "
+        "mpirun: one task per worker, all of them one MPI job (srun --mpi=pmix)"},
        set_launch},
       {{"tensor_parallel", whole_1, "tensor-parallel degree"},
        set_whole<&P::tensor_parallel, 1, kMaxDegree>},

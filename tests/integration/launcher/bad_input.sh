@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Bad input gets one clear error: an unknown profile lists the available ones, a mistyped key
 # is named with file:line:column, infeasible scaling lists the node counts that work, and
-# trn-run outside Slurm without --nodes says how to submit, and inside a job --nodes must be the
-# job's node count.
+# trn-run on a Slurm login node without --nodes says how to submit, and inside a job --nodes
+# must be the job's node count.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 expect_error() {  # expect_error PATTERN CMD...: CMD fails with exit 2 and says PATTERN
@@ -16,7 +16,10 @@ expect_error() {  # expect_error PATTERN CMD...: CMD fails with exit 2 and says 
 expect_error "unknown profile 'bert_tinny'.*bert_tiny" slurm_with_tools trn-run bert_tinny --nodes 1 --plan
 printf 'command: python3 -m trn_trainer pretrain\nmicro_batch: 8\nglobal_bacth: 64\nsteps: 4\n' >"$scratch/typo.yaml"
 expect_error "typo.yaml:3:1: .*global_bacth.*global_batch" slurm_with_tools trn-run "$scratch/typo.yaml" --nodes 1 --plan
-expect_error "not inside a Slurm job: submit with .sbatch --nodes=N trn-run bert_tiny" slurm_with_tools trn-run bert_tiny
+# On the cluster's login node (Slurm's configuration, no job): refused, naming sbatch and
+# --launcher local (docs/launchers.md#own-workers).
+expect_error "not inside a Slurm job, on a machine with a Slurm configuration .*: submit with .sbatch --nodes=N trn-run bert_tiny.*--launcher local" \
+  slurm_with_tools trn-run bert_tiny
 expect_error "not inside a Slurm job" slurm_with_tools trn-run bert_tiny --nodes 2
 
 # Infeasible strong scaling inside a real job: the job fails, its output lists what works.

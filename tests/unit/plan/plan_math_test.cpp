@@ -214,6 +214,17 @@ TEST(Launch, PerCoreIsOneTaskPerWorkerAndTorchrunOnePerNode) {
   EXPECT_EQ(torchrun.processes_per_task, 32);
 }
 
+TEST(Launch, MpirunIsOneTaskPerWorkerLikePerCore) {
+  Profile profile = bundled("llama2_7b_nxd");
+  apply_override(profile, "launch", "mpirun");  // the MPI flows' profiles (seed 003)
+  const Plan mpirun = plan_on(profile, 16, 32);
+  EXPECT_EQ(mpirun.launch, LaunchMode::kMpirun);
+  EXPECT_EQ(mpirun.tasks_per_node, 32);
+  EXPECT_EQ(mpirun.processes_per_task, 1);
+  EXPECT_THAT(error_of([&] { apply_override(profile, "launch", "mpiexec"); }),
+              HasSubstr("per-core, torchrun or mpirun"));
+}
+
 TEST(Plan, RecordsTheProfileAndTheCluster) {
   trn::plan::PlanRequest request = plan_test::on(2, 32);
   request.cluster.node_names = {"trn-st-1", "trn-st-2"};

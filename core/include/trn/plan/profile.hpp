@@ -19,7 +19,9 @@ enum class LrRule { kNone, kLinear, kSqrt };
 
 // per-core: one Slurm task per worker. torchrun: one Slurm task per node that starts the
 // node's workers itself (torchrun --nproc_per_node).
-enum class LaunchMode { kPerCore, kTorchrun };
+// per-core: one task per worker; torchrun: one task per node, torchrun starting its workers;
+// mpirun: one task per worker as per-core, the tasks one MPI job (srun --mpi=pmix).
+enum class LaunchMode { kPerCore, kTorchrun, kMpirun };
 
 // When a failed training step requeues the job: only when a node failed (not on a user error
 // such as the same Python exception on every rank), on any failure, or never.
