@@ -106,6 +106,15 @@ std::vector<std::int64_t> feasible_node_counts(const Profile& profile,
 }
 
 Scale scale_for(const Profile& p, std::int64_t nodes, std::int64_t workers_per_node) {
+  // A tensor-parallel group all-reduces in every layer: its ranks are consecutive, so it sits
+  // on one node (on consecutive NeuronCores) exactly when tp divides the workers of a node.
+  if (workers_per_node % p.tensor_parallel != 0) {
+    throw Error(who(p, nodes) + ": tensor_parallel " + std::to_string(p.tensor_parallel) +
+                " does not divide the " + std::to_string(workers_per_node) +
+                " workers of a node, so a tensor-parallel group would span nodes (its all-reduces "
+                "run in every layer); fix: choose a tensor_parallel that divides " +
+                std::to_string(workers_per_node) + ", or nodes with more workers");
+  }
   if (const auto scale = compute_scale(p, nodes, workers_per_node)) return *scale;
   const std::int64_t mp = model_parallel(p);
   const std::int64_t world_size = nodes * workers_per_node;

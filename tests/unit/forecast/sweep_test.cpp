@@ -85,7 +85,8 @@ TEST(Sweep, InfeasibleCountsSayWhyAndFeasibleOnesAreForecast) {
 
 TEST(Sweep, TensorParallelMustDivideTheWorkers) {
   auto profile = bundled("llama2_7b_nxd");
-  profile.tensor_parallel = 64;
+  profile.tensor_parallel = 8;  // one group per 8 NeuronCores of a node, 8 pipeline stages
+  profile.pipeline_parallel = 8;
   auto request = trn1_request();
   request.cluster.nodes = 2;
   const auto plan = plan::make_plan(profile, request);

@@ -187,20 +187,34 @@ TEST(ModelParallel, PipelineParallelCountsToo) {
 
 TEST(ModelParallel, ADegreeThatDoesNotDivideIsAnErrorListingWhatWorks) {
   Profile profile = bundled("bert_tiny");
-  apply_override(profile, "tensor_parallel", "3");
+  apply_override(profile, "tensor_parallel", "2");
+  apply_override(profile, "pipeline_parallel", "3");
   const std::string message = error_of([&] { plan_on(profile, 2, 2); });
-  EXPECT_THAT(message, HasSubstr("tensor_parallel 3 x pipeline_parallel 1 = 3 does not divide "
+  EXPECT_THAT(message, HasSubstr("tensor_parallel 2 x pipeline_parallel 3 = 6 does not divide "
                                  "the 4 workers (2 x 2)"));
-  // 3k nodes give dp 2k; the accumulation 64 / (8 x 2k) is whole for k = 1, 2, 4.
-  EXPECT_THAT(message, HasSubstr("node counts that work: 3, 6, 12;"));
+  // 3k nodes give dp 2k/... : 6 x 2 workers / 6 = dp 2, and the accumulation 64 / (8 x dp) is
+  // whole for dp 1, 2, 4, 8.
+  EXPECT_THAT(message, HasSubstr("node counts that work: 3, 6, 12, 24;"));
+}
+
+TEST(ModelParallel, ATensorParallelGroupSitsOnOneNode) {
+  Profile profile = bundled("bert_tiny");
+  apply_override(profile, "tensor_parallel", "2");
+  apply_override(profile, "global_batch", "48");
+  // 2 x 3 workers: dp 3 would work arithmetically, but ranks 2 and 3 are on different nodes.
+  EXPECT_THAT(error_of([&] { plan_on(profile, 2, 3); }),
+              HasSubstr("tensor_parallel 2 does not divide the 3 workers of a node, so a "
+                        "tensor-parallel group would span nodes"));
+  EXPECT_EQ(plan_on(profile, 3, 2).data_parallel, 3);  // 2 workers: one group per node
 }
 
 TEST(ModelParallel, WeakScalingNeedsAReferenceTheDegreeDivides) {
   Profile profile = bundled("llama2_7b_nxd");
   apply_override(profile, "scaling", "weak");
-  // 1 CPU node with 1 worker cannot hold tensor parallel 8.
-  EXPECT_THAT(error_of([&] { plan_on(profile, 8, 0); }),
-              HasSubstr("weak scaling starts from reference_nodes 1 x 1 workers"));
+  apply_override(profile, "pipeline_parallel", "4");
+  // 1 node of 8 workers holds one tensor-parallel group but not tp 8 x pp 4.
+  EXPECT_THAT(error_of([&] { plan_on(profile, 8, 8); }),
+              HasSubstr("weak scaling starts from reference_nodes 1 x 8 workers"));
 }
 
 TEST(Launch, PerCoreIsOneTaskPerWorkerAndTorchrunOnePerNode) {
