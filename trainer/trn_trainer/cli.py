@@ -1,4 +1,4 @@
-"""Command line: pretrain, prepare-data, plot. Exit statuses are listed in errors.py."""
+"""Command line: pretrain, prepare-data, prepare-lm, plot. Exit statuses are listed in errors.py."""
 
 import argparse
 import importlib
@@ -11,6 +11,8 @@ from .errors import EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
 # The third-party modules each command imports (Debian names them python3-<module>), imported
 # here first so that a missing or broken one is one clear error, not a traceback from inside.
 REQUIRED_MODULES = {"pretrain": ("numpy", "h5py", "torch"), "prepare-data": ("numpy", "h5py"),
+                    "prepare-lm": ("numpy", "h5py", "sentencepiece"),
+                    "pretrain-lm": ("numpy", "h5py", "torch"),
                     "plot": ("matplotlib",), "plot-sweep": ("matplotlib",)}
 
 
@@ -123,6 +125,39 @@ def build_parser():
     p.add_argument("--seed", type=int, default=12345)
     p.add_argument("--force", action="store_true", help="replace shards already in --output")
 
+    p = sub.add_parser("pretrain-lm", help="Llama causal-LM pre-training: tensor/data parallel, ZeRO-1",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--data", required=True, help="folder holding prepare-lm's *_training_*.hdf5 shards")
+    p.add_argument("--output", required=True, help="folder for metrics and results")
+    p.add_argument("--model", default="tiny", help="tiny, 100m, 1b, 7b, 13b or 70b")
+    p.add_argument("--tensor-parallel", type=int, default=1, help="ranks that split each layer")
+    p.add_argument("--pipeline-parallel", type=int, default=1, help="1: pipeline parallelism is not built")
+    p.add_argument("--zero1", action="store_true", help="shard the optimizer state over data parallel")
+    p.add_argument("--micro-batch", type=int, default=1, help="samples per rank per micro-step")
+    p.add_argument("--global-batch", type=int, required=True, help="samples per optimizer step")
+    p.add_argument("--steps", type=int, required=True, help="optimizer steps")
+    p.add_argument("--lr", type=float, default=3e-4, help="peak learning rate")
+    p.add_argument("--warmup", type=float, default=0.1, help="warm-up steps (a fraction of --steps below 1)")
+    p.add_argument("--weight-decay", type=float, default=0.1)
+    p.add_argument("--grad-clip", type=float, default=1.0, help="max global gradient norm (0: off)")
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--vocab-size", type=int, default=32000, help="when the data has no prepare_lm.json")
+    p.add_argument("--log-every", type=int, default=10)
+    p.add_argument("--device", choices=("cpu", "cuda", "xla"), default="cpu")
+
+    p = sub.add_parser("prepare-lm", help="text corpus -> packed causal-LM samples (Llama)",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--input", nargs="+", required=True, help="UTF-8 text files or folders")
+    p.add_argument("--output", required=True, help="folder for the shards and tokenizer.model")
+    p.add_argument("--tokenizer", default=None,
+                   help="a SentencePiece tokenizer.model, e.g. Llama's (default: train one from the corpus)")
+    p.add_argument("--vocab-size", type=int, default=8000, help="size of a tokenizer trained from the corpus")
+    p.add_argument("--seq-len", type=int, default=4096, help="tokens per packed sample")
+    p.add_argument("--num-shards", type=int, default=2, help="training shards")
+    p.add_argument("--test-fraction", type=float, default=0.05, help="share of samples in the test shard")
+    p.add_argument("--name", default="corpus", help="shard name prefix: NAME_training_I.hdf5")
+    p.add_argument("--force", action="store_true", help="replace shards already in --output")
+
     p = sub.add_parser("plot", help="PNG of loss and throughput from a metrics.jsonl")
     p.add_argument("metrics", help="metrics.jsonl written by pretrain")
     p.add_argument("-o", "--output", required=True, help="PNG file to write")
@@ -144,6 +179,14 @@ def main(argv=None):
             from .prepare import prepare_data
 
             prepare_data(args)
+        elif args.command == "pretrain-lm":
+            from .lm_train import pretrain_lm
+
+            pretrain_lm(args)
+        elif args.command == "prepare-lm":
+            from .prepare_lm import prepare_lm
+
+            prepare_lm(args)
         elif args.command == "plot":
             from .plot import plot_metrics
 

@@ -140,7 +140,7 @@ TEST(ProfileYaml, WrongTypesNameTheValueAndItsPlace) {
             "a list");
   expect_errors_start_with({
       {"lr: 1e-3x\n", "p.yaml:5:5: lr must be a number > 0"},
-      {"launch: per_core\n", "p.yaml:5:9: launch must be per-core or torchrun"},
+      {"launch: per_core\n", "p.yaml:5:9: launch must be per-core, torchrun or mpirun"},
       {"tensor_parallel: 0\n", "p.yaml:5:18: tensor_parallel must be a whole number >= 1"},
       {"steps2: 1\n", "p.yaml:5:1: unknown key 'steps2' (did you mean 'steps'?)"},
   });

@@ -1,0 +1,107 @@
+"""The Llama model and its tensor parallelism (docs/llama.md): Hugging Face's parameter names,
+rotary and grouped-query attention behaving as defined, sharding that round-trips, and tensor
+parallel 2 and 4 computing the loss and gradients of tensor parallel 1 (real gloo processes)."""
+
+import os
+
+import pytest
+import torch
+
+from trainer_testlib import torchrun
+from trn_trainer.errors import UsageError
+from trn_trainer.llama import LlamaForCausalLM, apply_rotary, rotary_tables
+from trn_trainer.llama_config import LlamaConfig, llama_config
+from trn_trainer.llama_shards import merge_states, shard_state
+
+
+def hf_names(layers):
+    """LlamaForCausalLM's state_dict keys in Hugging Face transformers (modeling_llama.py)."""
+    names = ["model.embed_tokens.weight"]
+    for i in range(layers):
+        prefix = f"model.layers.{i}."
+        names += [prefix + f"self_attn.{p}_proj.weight" for p in "qkvo"]
+        names += [prefix + f"mlp.{p}_proj.weight" for p in ("gate", "up", "down")]
+        names += [prefix + "input_layernorm.weight", prefix + "post_attention_layernorm.weight"]
+    return names + ["model.norm.weight", "lm_head.weight"]
+
+
+def test_parameter_names_and_shapes_are_hugging_faces():
+    config = llama_config("tiny", vocab_size=96)
+    state = LlamaForCausalLM(config).state_dict()
+    assert sorted(state) == sorted(hf_names(config.num_hidden_layers))
+    kv = config.num_key_value_heads * config.head_dim
+    assert state["model.layers.0.self_attn.k_proj.weight"].shape == (kv, config.hidden_size)
+    down = state["model.layers.0.mlp.down_proj.weight"]
+    assert down.shape == (config.hidden_size, config.intermediate_size)
+    assert state["lm_head.weight"].shape == (96, config.hidden_size)
+
+
+def test_seven_b_has_llama_2_7b_parameter_count():
+    config = llama_config("7b", vocab_size=32000)
+    c = config
+    per_layer = 4 * c.hidden_size ** 2 + 3 * c.hidden_size * c.intermediate_size + 2 * c.hidden_size
+    total = c.num_hidden_layers * per_layer + 2 * c.vocab_size * c.hidden_size + c.hidden_size
+    assert total == 6_738_415_616  # Llama-2-7b-hf's published parameter count
+
+
+def test_rotary_scores_depend_on_relative_position_only():
+    config = LlamaConfig(hidden_size=32, num_attention_heads=2, num_key_value_heads=2)
+    cos, sin = rotary_tables(config, 40, "cpu")
+    q, k = torch.randn(1, 1, 1, 16), torch.randn(1, 1, 1, 16)
+
+    def score(m, n):
+        qm = apply_rotary(q, cos[m:m + 1], sin[m:m + 1])
+        kn = apply_rotary(k, cos[n:n + 1], sin[n:n + 1])
+        return (qm * kn).sum().item()
+
+    assert score(3, 1) == pytest.approx(score(30, 28), rel=1e-5)
+    assert score(3, 1) != pytest.approx(score(3, 2), rel=1e-3)
+
+
+def test_grouped_query_attention_is_attention_with_shared_key_value_heads():
+    gqa = LlamaConfig(vocab_size=32, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=16)
+    mha = LlamaConfig(**{**gqa.to_dict(), "num_key_value_heads": 4})
+    torch.manual_seed(0)
+    grouped = LlamaForCausalLM(gqa)
+    state = grouped.state_dict()
+    head = gqa.head_dim
+    for proj in ("k_proj", "v_proj"):  # each key/value head serves two query heads in turn
+        name = f"model.layers.0.self_attn.{proj}.weight"
+        state[name] = state[name].view(2, head, -1).repeat_interleave(2, dim=0).reshape(4 * head, -1)
+    full = LlamaForCausalLM(mha)
+    full.load_state_dict(state)
+    ids = torch.randint(0, 32, (2, 9))
+    assert grouped(ids, ids).item() == pytest.approx(full(ids, ids).item(), rel=1e-6)
+
+
+def test_sharding_round_trips_and_refuses_an_uneven_split():
+    config = llama_config("tiny", vocab_size=96)
+    state = LlamaForCausalLM(config).state_dict()
+    for tp in (2, 4):
+        merged = merge_states([shard_state(state, tp, r) for r in range(tp)])
+        assert all(torch.equal(merged[k], state[k]) for k in state)
+    shard = shard_state(state, 4, 1)
+    assert shard["model.layers.0.self_attn.o_proj.weight"].shape == (64, 16)  # input features / 4
+    assert shard["model.norm.weight"].shape == (64,)
+    with pytest.raises(ValueError, match="does not split over tensor parallel 3"):
+        shard_state(state, 3, 0)
+    with pytest.raises(UsageError, match="tensor parallel 3 does not divide num_key_value_heads 4"):
+        LlamaForCausalLM(config, type("TP", (), {"size": 3, "rank": 0})())
+
+
+def test_tensor_parallel_degrees_compute_the_same_loss_and_gradients(tmp_path):
+    results = {}
+    for tp in (1, 2, 4):
+        out = str(tmp_path / f"tp{tp}.pt")
+        done = torchrun(tp, [out], module="llama_tp_step", timeout=180)
+        assert done.returncode == 0, done.stderr[-3000:]
+        results[tp] = torch.load(out)
+    base = results[1]
+    for tp in (2, 4):
+        assert results[tp]["loss"] == pytest.approx(base["loss"], abs=1e-5)
+        for name, grad in base["grads"].items():
+            other = results[tp]["grads"][name]
+            assert other.shape == grad.shape, name
+            assert torch.allclose(other, grad, atol=1e-6, rtol=1e-4), (tp, name, (other - grad).abs().max())
+    assert os.path.getsize(tmp_path / "tp4.pt") > 0
