@@ -13,17 +13,11 @@ import time
 
 import pytest
 
-from trainer_testlib import PYTHON, child_env, pretrain_args, read_metrics, run_cli, torchrun
+from trainer_testlib import PYTHON, child_env, free_port, pretrain_args, read_metrics, run_cli, torchrun
 from trn_trainer.cli import main
 
 S3RVER = os.environ.get("TRN_S3RVER", "/usr/local/lib/trn-s3rver/node_modules/.bin/s3rver")
 BUCKET = "trn-test"
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +25,7 @@ def s3(tmp_path_factory):
     """A running s3rver with one bucket; yields its endpoint URL."""
     if not os.access(S3RVER, os.X_OK):
         pytest.fail(f"{S3RVER} missing: run scripts/bootstrap (it installs s3rver from npm)")
-    port = _free_port()
+    port = free_port()
     data = tmp_path_factory.mktemp("s3rver")
     server = subprocess.Popen([S3RVER, "-d", str(data), "-a", "127.0.0.1", "-p", str(port),
                                "--configure-bucket", BUCKET, "--silent"],
@@ -118,7 +112,7 @@ def test_corrupt_and_half_uploaded_objects_are_skipped(corpus_dir, tmp_path, s3_
 
 
 def test_an_unreachable_store_costs_warnings_not_the_run(corpus_dir, tmp_path, monkeypatch, capsys):
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_free_port()}")  # nothing listens
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")  # nothing listens
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")

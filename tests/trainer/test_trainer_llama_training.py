@@ -1,8 +1,11 @@
 """pretrain-lm (docs/llama.md#training): the same global batch gives the same losses for
 tensor parallel 1, 2 and 4 and data parallel 1, 2 and 4, with and without ZeRO-1 (real gloo
-processes started by torchrun); bad input is one clear error."""
+processes started by torchrun); a run stopped between checkpoints resumes to the same losses,
+ZeRO-1's sharded optimizer state included; bad input is one clear error."""
 
+import glob
 import json
+import os
 
 import pytest
 
@@ -18,9 +21,9 @@ def lm_data(tmp_path_factory):
     return out
 
 
-def train(nproc, data, output, *extra):
+def train(nproc, data, output, *extra, steps=4):
     args = ["pretrain-lm", "--data", str(data), "--output", str(output), "--model", "tiny",
-            "--global-batch", "8", "--steps", "4", "--lr", "1e-3", *extra]
+            "--global-batch", "8", "--steps", str(steps), "--lr", "1e-3", *extra]
     done = torchrun(nproc, args, timeout=240) if nproc > 1 else run_cli(args, timeout=240)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return [m["loss"] for m in read_metrics(output)]
@@ -29,8 +32,7 @@ def train(nproc, data, output, *extra):
 def test_every_tensor_and_data_parallel_split_gives_the_same_losses(lm_data, tmp_path):
     base = train(1, lm_data, tmp_path / "tp1dp1")
     assert len(base) == 4 and base[-1] < base[0]
-    splits = {"tp2dp1": (2, ["--tensor-parallel", "2"]), "tp1dp2": (2, []),
-              "tp4dp1": (4, ["--tensor-parallel", "4"]),
+    splits = {"tp4dp1": (4, ["--tensor-parallel", "4"]), "tp1dp4": (4, []),
               "tp2dp2_zero1": (4, ["--tensor-parallel", "2", "--zero1"])}
     for name, (nproc, extra) in splits.items():
         losses = train(nproc, lm_data, tmp_path / name, *extra)
@@ -39,6 +41,22 @@ def test_every_tensor_and_data_parallel_split_gives_the_same_losses(lm_data, tmp
     results = json.load(open(tmp_path / "tp2dp2_zero1" / "results.json"))["results"]
     assert results["parameters"]["zero1"] and results["parameters"]["data_parallel"] == 2
     assert [m["MetricName"] for m in results["metrics"]][0] == "Final loss"
+
+
+def test_a_run_stopped_between_checkpoints_resumes_to_the_same_losses(lm_data, tmp_path):
+    run = tmp_path / "run"
+    extra = ["--tensor-parallel", "2", "--zero1", "--checkpoint-every", "3"]
+    whole = train(4, lm_data, run, *extra, steps=6)
+    assert sorted(os.path.basename(p) for p in glob.glob(str(run / "ckpt_*"))) == [
+        "ckpt_3.json", "ckpt_3.tp0.pt", "ckpt_3.tp1.pt", "ckpt_6.json", "ckpt_6.tp0.pt", "ckpt_6.tp1.pt"]
+    for path in glob.glob(str(run / "ckpt_6*")):  # as if the run had died after step 5
+        os.remove(path)
+    resumed = train(4, lm_data, run, *extra, steps=6)
+    assert len(resumed) == 6 and max(abs(a - b) for a, b in zip(whole, resumed)) < 1e-5, (whole, resumed)
+    done = torchrun(2, ["pretrain-lm", "--data", str(lm_data), "--output", str(run),
+                        "--global-batch", "8", "--steps", "8", "--tensor-parallel", "1"], timeout=120)
+    assert done.returncode != 0
+    assert "written with tensor parallel 2, this run has 1" in done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("nproc, extra, message", [

@@ -5,27 +5,20 @@ it is its folder."""
 import json
 import os
 import shutil
-import socket
 import subprocess
 
 import pytest
 
-from trainer_testlib import PYTHON, child_env, pretrain_args, read_metrics
+from trainer_testlib import PYTHON, child_env, free_port, pretrain_args, read_metrics
 from trn_trainer.checkpoint_peers import ring
 from trn_trainer.errors import UsageError
 from trn_trainer.run_inputs import _snapshot_every
 from trn_trainer.snapshot_schedule import WINDOW, SnapshotSchedule
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _two_nodes(module_args, local_dirs, module="trn_trainer", timeout=300, **env):
     """Both nodes' torchrun agents (static rendezvous on this machine): their CompletedProcess."""
-    port = _free_port()
+    port = free_port()
     agents = []
     for node, local in enumerate(local_dirs):
         cmd = [PYTHON, "-m", "torch.distributed.run", "--nnodes", "2", "--node_rank", str(node),

@@ -4,12 +4,11 @@ the middle of a graph, the same losses as the CPU path, and the PJRT world check
 
 import json
 import os
-import socket
 import subprocess
 
 import pytest
 
-from trainer_testlib import PYTHON, ROOT, child_env, pretrain_args, read_metrics, run_cli
+from trainer_testlib import PYTHON, ROOT, child_env, free_port, pretrain_args, read_metrics, run_cli
 
 DOUBLES = os.path.join(ROOT, "tests", "doubles")
 STEPS, MICRO, GLOBAL = 3, 2, 12
@@ -26,16 +25,10 @@ def _xla_env(stats, **extra):
     return env
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _per_core(corpus_dir, out, stats, world, *extra_env):
     """`world` processes started as spank_trn's per-core tasks: RANK/WORLD_SIZE/LOCAL_*, no
     torchrun. Returns their CompletedProcess objects."""
-    port = str(_free_port())
+    port = str(free_port())
     procs = []
     for rank in range(world):
         env = _xla_env(stats, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),

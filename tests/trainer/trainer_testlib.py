@@ -2,6 +2,7 @@
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -30,11 +31,21 @@ def run_cli(args, timeout=300, **env):
                           capture_output=True, text=True, timeout=timeout)
 
 
+def free_port():
+    """A TCP port nothing listens on now (the kernel's pick)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def torchrun(nproc, module_args, timeout=300, module="trn_trainer", **env):
     # Debian's torch 1.13 on Python 3.11: torchrun's default "-r 0 -t 0" crashes in Std.from_str
-    # (IntFlag iteration changed in 3.11), so redirect and tee stdout explicitly.
-    cmd = [PYTHON, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc),
-           "-r", "1", "-t", "1", "-m", module] + list(module_args)
+    # (IntFlag iteration changed in 3.11), so redirect and tee stdout explicitly. A static
+    # rendezvous on a free port: torch 1.13's --standalone always takes port 29400, so two
+    # tests running at once (pytest -n) would share one store.
+    cmd = [PYTHON, "-m", "torch.distributed.run", "--nnodes", "1", "--node_rank", "0",
+           "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
+           "--nproc_per_node", str(nproc), "-r", "1", "-t", "1", "-m", module] + list(module_args)
     return subprocess.run(cmd, env=child_env(**env), capture_output=True, text=True, timeout=timeout)
 
 

@@ -142,6 +142,9 @@ def build_parser():
     p.add_argument("--grad-clip", type=float, default=1.0, help="max global gradient norm (0: off)")
     p.add_argument("--seed", type=int, default=12345)
     p.add_argument("--vocab-size", type=int, default=32000, help="when the data has no prepare_lm.json")
+    p.add_argument("--checkpoint-every", type=int, default=0, help="steps between checkpoints (0: the last)")
+    p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
+    p.add_argument("--no-resume", action="store_true", help="ignore checkpoints in --output")
     p.add_argument("--log-every", type=int, default=10)
     p.add_argument("--device", choices=("cpu", "cuda", "xla"), default="cpu")
 

@@ -19,6 +19,7 @@ import torch.distributed as dist
 
 from .environment import read_dist_env
 from .errors import UsageError
+from . import lm_checkpoint
 from .heartbeat import Heartbeat
 from .llama import LlamaForCausalLM
 from .llama_config import llama_config, llama_flops_per_token
@@ -110,6 +111,9 @@ def _train(args, env, heartbeat):
     optimizer = build_optimizer(model, args, groups)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
     main = env.rank == 0
+    meta = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
+            "vocab_size": vocab_size}
+    start, consumed = _resume(args, model, optimizer, groups, meta, main)
     if main:
         os.makedirs(args.output, exist_ok=True)
         parameters = sum(p.numel() * (1 if split_dim(n) is None else groups.tp.size)
@@ -118,10 +122,10 @@ def _train(args, env, heartbeat):
               f"dp {dp}), micro-batch {args.micro_batch} x "
               f"accumulation {args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
               f"{args.global_batch} of {data.seq_len} tokens", flush=True)
-    metrics = open(os.path.join(args.output, "metrics.jsonl"), "w") if main else None
-    consumed, started, losses = 0, time.time(), []
-    heartbeat.step_done(0)
-    for step in range(1, args.steps + 1):
+    metrics = _metrics_file(args.output, start) if main else None
+    started, losses = time.time(), []
+    heartbeat.step_done(start)
+    for step in range(start + 1, args.steps + 1):
         began = time.perf_counter()
         batches = data.micro_batches(consumed, args.global_batch, args.micro_batch, dp, groups.dp_rank)
         loss_sum = torch.zeros(())
@@ -151,8 +155,14 @@ def _train(args, env, heartbeat):
             if step % args.log_every == 0 or step in (1, args.steps):
                 print(f"step {step}/{args.steps} | loss {losses[-1]:.4f} | lr {lr:.3e} | "
                       f"{tokens_per_s:,.0f} tokens/s", flush=True)
+        if step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0):
+            lm_checkpoint.save(args.output, step, consumed, model, optimizer, groups, meta, env.rank,
+                               args.keep_checkpoints)
     if main:
         metrics.close()
+    if main and not losses:  # resumed from the last step: nothing left to train
+        print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
+    elif main:
         summary = _report(args, config, data, losses, started, groups, dp)
         print(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
               f"{os.path.join(args.output, 'results.json')}", flush=True)
@@ -162,9 +172,37 @@ def _train(args, env, heartbeat):
     return losses
 
 
+def _resume(args, model, optimizer, groups, meta, main):
+    """(step, samples consumed) of the newest committed checkpoint in --output, restored into the
+    model and optimizer; (0, 0) without one or with --no-resume."""
+    step = None if args.no_resume else lm_checkpoint.newest_step(args.output)
+    if step is None:
+        return 0, 0
+    state = lm_checkpoint.load(args.output, step, groups, meta)
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    if main:
+        print(f"resumed from {os.path.join(args.output, lm_checkpoint.shard_name(step, 0))} (step {step}, "
+              f"{state['consumed']} samples consumed)", flush=True)
+    return step, state["consumed"]
+
+
+def _metrics_file(output, start):
+    """metrics.jsonl for appending, without the rows of steps after `start` (a resumed run
+    trains them again)."""
+    path = os.path.join(output, "metrics.jsonl")
+    rows = []
+    if start and os.path.exists(path):
+        with open(path) as f:
+            rows = [line for line in f if line.strip() and json.loads(line)["step"] <= start]
+    with open(path, "w") as f:
+        f.writelines(rows)
+    return open(path, "a")
+
+
 def _report(args, config, data, losses, started, groups, dp):
     seconds = time.time() - started
-    tokens_per_s = args.steps * args.global_batch * data.seq_len / seconds
+    tokens_per_s = len(losses) * args.global_batch * data.seq_len / seconds
     flops = llama_flops_per_token(config, data.seq_len) * tokens_per_s
     results = {"results": {
         "metrics": [{"MetricName": "Final loss", "MeasuredValue": losses[-1], "Units": "None"},
