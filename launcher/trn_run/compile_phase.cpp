@@ -113,6 +113,19 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   return {{"entries_copied", entries}, {"bytes_copied", bytes}, {"nodes", nodes}};
 }
 
+std::optional<int> pull_and_compile(const CompileRequest& request, nlohmann::json& phases,
+                                    bool compile_only) {
+  phases["cache_pull"] = pull_cache(request);
+  const auto compiled = compile_phase(request);
+  phases["compile"] = compiled.report;
+  if (!compiled.ok) {
+    std::cerr << "trn-run: " << compiled.message << "; not training\n";
+    return kCompileFailed;
+  }
+  if (compile_only) return kSuccess;
+  return std::nullopt;
+}
+
 CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto& plan = *request.plan;
   CompilePhaseResult result;

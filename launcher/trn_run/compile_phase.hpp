@@ -35,6 +35,11 @@ struct CompileRequest {
   std::vector<std::string> starter;
 };
 
+// Phases 1 and 2 of a run, reported in `phases` (cache_pull, compile): an exit code when the run
+// ends here (compilation failed, or `compile_only`: trn-compile), none when training follows.
+std::optional<int> pull_and_compile(const CompileRequest& request, nlohmann::json& phases,
+                                    bool compile_only);
+
 // Phase 1: every node copies complete entries from the shared tier. Returns the JSON report.
 nlohmann::json pull_cache(const CompileRequest& request);
 

@@ -50,14 +50,7 @@ int train_on_own_workers(const OwnWorkersJob& job, nlohmann::json& phases,
   auto compile = job.compile;
   compile.plan = &plan;
   compile.starter = node_workers_starter(*job.layout, launch, 1, job.fsroot);
-  phases["cache_pull"] = pull_cache(compile);
-  const auto compiled = compile_phase(compile);
-  phases["compile"] = compiled.report;
-  if (!compiled.ok) {
-    std::cerr << "trn-run: " << compiled.message << "; not training\n";
-    return kCompileFailed;
-  }
-  if (job.compile_only) return kSuccess;
+  if (const auto ended = pull_and_compile(compile, phases, job.compile_only)) return *ended;
   phases["before_train_seconds"] = seconds_since(started);
 
   auto step = training_step(plan, *job.layout, 0, 0);

@@ -576,14 +576,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
                       this_node, compile, predicted, mode == Mode::kCompile};
     return train_on_own_workers(job, phases, started);
   }
-  phases["cache_pull"] = pull_cache(compile);
-  const auto compiled = compile_phase(compile);
-  phases["compile"] = compiled.report;
-  if (!compiled.ok) {
-    std::cerr << "trn-run: " << compiled.message << "; not training\n";
-    return kCompileFailed;
-  }
-  if (mode == Mode::kCompile) return kSuccess;
+  if (const auto ended = pull_and_compile(compile, phases, mode == Mode::kCompile)) return *ended;
   phases["before_train_seconds"] = seconds_since(started);
 
   compile.plan = nullptr;  // the plan moves into the job

@@ -176,6 +176,13 @@ def write_shard(path, arrays, start, stop):
     os.replace(tmp, path)
 
 
+def write_summary(path, summary):
+    """What a data preparation made, beside its shards (JSON)."""
+    with open(path, "w") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+
+
 def prepare_data(args):
     if args.seq_len < 16 or args.seq_len > 512:
         raise UsageError(f"--seq-len {args.seq_len}: must be between 16 and 512 (BERT uses 128 or 512)")
@@ -246,9 +253,7 @@ def prepare_data(args):
         "test_sequences": n_test,
         "shards": [os.path.basename(p) for p in written],
     }
-    with open(os.path.join(args.output, "prepare_data.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-        f.write("\n")
+    write_summary(os.path.join(args.output, "prepare_data.json"), summary)
     print(f"prepare-data: {len(documents)} documents -> {n_train} training and {n_test} test "
           f"sequences of {args.seq_len} tokens in {len(written)} shard(s), vocabulary "
           f"{len(vocab_tokens)} tokens -> {args.output}", flush=True)

@@ -11,7 +11,6 @@ holding `input_ids` [samples, seq_len] int32.
 """
 
 import io
-import json
 import os
 import shutil
 
@@ -19,7 +18,7 @@ import h5py
 import numpy as np
 
 from .errors import DataError, UsageError
-from .prepare import read_documents
+from .prepare import read_documents, write_summary
 
 TOKENIZER_FILE = "tokenizer.model"
 
@@ -129,9 +128,7 @@ def prepare_lm(args):
                "tokenizer": source, "vocab_size": tokenizer.vocab_size(), "bos_id": tokenizer.bos_id(),
                "eos_id": tokenizer.eos_id(), "seq_len": args.seq_len, "tokens": tokens,
                "training_samples": n_train, "test_samples": n_test, "shards": written}
-    with open(os.path.join(args.output, "prepare_lm.json"), "w") as f:
-        json.dump(summary, f, indent=2)
-        f.write("\n")
+    write_summary(os.path.join(args.output, "prepare_lm.json"), summary)
     print(f"prepare-lm: {len(texts)} documents -> {tokens} tokens -> {n_train} training and {n_test} test "
           f"samples of {args.seq_len} tokens in {len(written)} shard(s), vocabulary "
           f"{tokenizer.vocab_size()} ({source}) -> {args.output}", flush=True)
