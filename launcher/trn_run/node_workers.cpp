@@ -46,14 +46,10 @@ struct WorkerOptions {
   std::vector<std::string> command;
 };
 
+// A range-checked count given as --name=N.
 unsigned count_option(const std::string& name, const std::string& text, unsigned low,
                       unsigned high) {
-  const auto value = parse_whole_number(text);
-  if (!value || *value < low || *value > high) {
-    throw Error("node-workers: " + name + "=" + text + " is not a whole number from " +
-                std::to_string(low) + " to " + std::to_string(high));
-  }
-  return static_cast<unsigned>(*value);
+  return static_cast<unsigned>(parse_whole_number_in(text, "node-workers " + name, low, high));
 }
 
 WorkerOptions parse_worker_options(const std::vector<std::string>& args) {

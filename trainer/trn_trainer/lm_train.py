@@ -10,7 +10,6 @@ sharded over the data-parallel group (torch's ZeroRedundancyOptimizer).
 """
 
 import json
-import math
 import os
 import time
 
@@ -27,6 +26,7 @@ from .llama_shards import split_dim
 from .lm_data import LmData
 from .lm_groups import lm_groups
 from .optim import WarmupDecay, warmup_steps
+from .train import failure_text
 
 
 def check_args(args, world_size):
@@ -89,7 +89,7 @@ def pretrain_lm(args):
     try:
         summary = _train(args, env, heartbeat)
     except BaseException as e:
-        heartbeat.stopped(f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+        heartbeat.stopped(failure_text(e))
         raise
     heartbeat.stopped()
     return summary
@@ -216,5 +216,4 @@ def _report(args, config, data, losses, started, groups, dp):
         json.dump(results, f, indent=2)
         f.write("\n")
     os.replace(os.path.join(args.output, "results.json.tmp"), os.path.join(args.output, "results.json"))
-    return {"tokens_per_s": tokens_per_s, "final_loss": losses[-1], "flops": flops,
-            "finite": all(math.isfinite(x) for x in losses)}
+    return {"tokens_per_s": tokens_per_s}
