@@ -44,18 +44,28 @@ def test_every_tensor_and_data_parallel_split_gives_the_same_losses(lm_data, tmp
 
 
 def test_a_run_stopped_between_checkpoints_resumes_to_the_same_losses(lm_data, tmp_path):
-    run = tmp_path / "run"
-    extra = ["--tensor-parallel", "2", "--zero1", "--checkpoint-every", "3"]
+    """Through the checkpoint engine: a shard per rank (the world's 4), in the node-local tier
+    and the run directory; a shard missing from the run directory is read from the node-local
+    tier on resume."""
+    run, local = tmp_path / "run", tmp_path / "local"
+    extra = ["--tensor-parallel", "2", "--zero1", "--checkpoint-every", "3", "--checkpoint-local-dir",
+             str(local)]
     whole = train(4, lm_data, run, *extra, steps=6)
-    assert sorted(os.path.basename(p) for p in glob.glob(str(run / "ckpt_*"))) == [
-        "ckpt_3.json", "ckpt_3.tp0.pt", "ckpt_3.tp1.pt", "ckpt_6.json", "ckpt_6.tp0.pt", "ckpt_6.tp1.pt"]
-    for path in glob.glob(str(run / "ckpt_6*")):  # as if the run had died after step 5
-        os.remove(path)
+    shards = ["ckpt_{0}.json", "ckpt_{0}.pt"] + [f"ckpt_{{0}}.shard{r}.pt" for r in (1, 2, 3)]
+    for tier in (run, local):
+        assert sorted(os.path.basename(p) for p in glob.glob(str(tier / "ckpt_*"))) == sorted(
+            name.format(step) for step in (3, 6) for name in shards)
+    checkpoints = json.load(open(run / "results.json"))["results"]["checkpoints"]
+    assert checkpoints["mode"] == "async" and checkpoints["tiers"] == ["node-local", "shared"]
+    assert checkpoints["saves"] == 2 and checkpoints["failed"] == 0
+    for path in glob.glob(str(run / "ckpt_6*")) + glob.glob(str(local / "ckpt_6*")):
+        os.remove(path)  # as if the run had died after step 5
+    os.remove(run / "ckpt_3.shard3.pt")  # rank 3's ZeRO-1 partition: only on the node now
     resumed = train(4, lm_data, run, *extra, steps=6)
     assert len(resumed) == 6 and max(abs(a - b) for a, b in zip(whole, resumed)) < 1e-5, (whole, resumed)
     done = torchrun(2, ["pretrain-lm", "--data", str(lm_data), "--output", str(run),
                         "--global-batch", "8", "--steps", "8", "--tensor-parallel", "1"], timeout=120)
-    assert done.returncode != 0
+    assert done.returncode != 0  # torchrun exits 1 when its workers exit 4
     assert "written with tensor parallel 2, this run has 1" in done.stdout + done.stderr
 
 

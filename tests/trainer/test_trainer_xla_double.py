@@ -8,38 +8,22 @@ import subprocess
 
 import pytest
 
-from trainer_testlib import PYTHON, ROOT, child_env, free_port, pretrain_args, read_metrics, run_cli
+from trainer_testlib import PYTHON, pretrain_args, read_metrics, run_cli, start_per_core, xla_double_env
 
-DOUBLES = os.path.join(ROOT, "tests", "doubles")
 STEPS, MICRO, GLOBAL = 3, 2, 12
 
 
-def _xla_env(stats, **extra):
-    env = child_env(**extra)
-    env["PYTHONPATH"] = env["PYTHONPATH"] + os.pathsep + DOUBLES
-    env["PJRT_DEVICE"] = "NEURON"
-    env["TORCH_XLA_DOUBLE_STATS"] = str(stats)
-    for name in ("NEURON_PJRT_PROCESS_INDEX", "NEURON_PJRT_WORLD_SIZE", "PJRT_LOCAL_PROCESS_RANK",
-                 "NEURON_PJRT_PROCESSES_NUM_DEVICES", "PJRT_LOCAL_PROCESS_COUNT", "TORCHELASTIC_RUN_ID"):
-        env.pop(name, None)
-    return env
-
-
 def _per_core(corpus_dir, out, stats, world, *extra_env):
-    """`world` processes started as spank_trn's per-core tasks: RANK/WORLD_SIZE/LOCAL_*, no
-    torchrun. Returns their CompletedProcess objects."""
-    port = str(free_port())
-    procs = []
-    for rank in range(world):
-        env = _xla_env(stats, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
-                       LOCAL_WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+    """`world` processes on the double started as spank_trn's per-core tasks."""
+    def env_of(rank, **dist_vars):
+        env = xla_double_env(stats, **dist_vars)
         for item in extra_env:
             env.update(item(rank))
-        args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "fp32", steps=STEPS,
-                             micro=MICRO, global_batch=GLOBAL)
-        procs.append(subprocess.Popen([PYTHON, "-m", "trn_trainer"] + args, env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    return [(p, *p.communicate(timeout=300)) for p in procs]
+        return env
+
+    args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "fp32", steps=STEPS, micro=MICRO,
+                         global_batch=GLOBAL)
+    return start_per_core(world, args, env_of)
 
 
 def _counts(stats, ordinal):
@@ -93,7 +77,7 @@ def test_the_double_lacks_what_torch_xla_2_9_removed(tmp_path):
             "for name in ('xrt_world_size', 'get_ordinal', 'get_local_ordinal'):\n"
             "    assert not hasattr(xm, name), name\n"
             "print('ok')\n")
-    env = _xla_env(tmp_path)
+    env = xla_double_env(tmp_path)
     result = subprocess.run([PYTHON, "-c", code], env=env, capture_output=True, text=True)
     assert result.stdout.strip() == "ok", result.stderr
 
@@ -108,7 +92,7 @@ def test_bf16_recipe_bf16_model_fp32_master_weights_stochastic_rounding(corpus_d
     out = str(tmp_path / "bf16")
     args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "bf16", steps=STEPS,
                          micro=MICRO, global_batch=GLOBAL)
-    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=_xla_env(stats),
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=xla_double_env(stats),
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert _counts(stats, 0)["stochastic_rounding"] == "1"
@@ -126,7 +110,7 @@ def test_bf16_recipe_bf16_model_fp32_master_weights_stochastic_rounding(corpus_d
     assert max(abs(a - b) / b for a, b in zip(bf16_losses, cpu_losses)) < 0.02, (bf16_losses, cpu_losses)
     # It resumes from the fp32 weights and goes on.
     args[args.index("--steps") + 1] = str(STEPS + 1)
-    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=_xla_env(stats),
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=xla_double_env(stats),
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert f"(step {STEPS}," in result.stdout and len(read_metrics(out)) == STEPS + 1, result.stdout
@@ -141,7 +125,7 @@ def test_step_values_are_read_every_log_every_steps(corpus_dir, tmp_path):
     args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "fp32", steps=6, micro=MICRO,
                          global_batch=GLOBAL)
     args[args.index("--log-every") + 1] = "4"
-    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=_xla_env(stats),
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=xla_double_env(stats),
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     assert _counts(stats, 0)["events"].count("closures") == 2, _counts(stats, 0)["events"]

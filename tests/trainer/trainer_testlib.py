@@ -49,6 +49,33 @@ def torchrun(nproc, module_args, timeout=300, module="trn_trainer", **env):
     return subprocess.run(cmd, env=child_env(**env), capture_output=True, text=True, timeout=timeout)
 
 
+def xla_double_env(stats, **extra):
+    """The environment of a process on the torch-xla double (tests/doubles/torch_xla), which
+    writes what it saw (graphs, cuts, host reads) to STATS/<ordinal>.json."""
+    env = child_env(**extra)
+    env["PYTHONPATH"] = env["PYTHONPATH"] + os.pathsep + os.path.join(ROOT, "tests", "doubles")
+    env["PJRT_DEVICE"] = "NEURON"
+    env["TORCH_XLA_DOUBLE_STATS"] = str(stats)
+    for name in ("NEURON_PJRT_PROCESS_INDEX", "NEURON_PJRT_WORLD_SIZE", "PJRT_LOCAL_PROCESS_RANK",
+                 "NEURON_PJRT_PROCESSES_NUM_DEVICES", "PJRT_LOCAL_PROCESS_COUNT", "TORCHELASTIC_RUN_ID"):
+        env.pop(name, None)
+    return env
+
+
+def start_per_core(world, args, env_of):
+    """`world` trn_trainer processes started as spank_trn's per-core tasks (RANK, WORLD_SIZE,
+    LOCAL_*, no torchrun), env_of(rank, **dist_vars) making each one's environment; their
+    (Popen, stdout, stderr) once all ended."""
+    port = str(free_port())
+    procs = []
+    for rank in range(world):
+        env = env_of(rank, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
+                     LOCAL_WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+        procs.append(subprocess.Popen([PYTHON, "-m", "trn_trainer"] + list(args), env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    return [(p, *p.communicate(timeout=300)) for p in procs]
+
+
 def read_metrics(output_dir):
     with open(os.path.join(output_dir, "metrics.jsonl")) as f:
         return [json.loads(line) for line in f if line.strip()]

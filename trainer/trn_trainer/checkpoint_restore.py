@@ -20,7 +20,8 @@ def candidate_steps(tiers):
     return sorted(steps, reverse=True) or checkpoint.legacy_steps(tiers.shared)
 
 
-def _manifest(tiers, step):
+def read_step_manifest(tiers, step):
+    """The manifest of `step`, the shared tier's first; ValueError when no tier has a valid one."""
     errors = []
     for name, directory in reversed(tiers.directories()):  # the shared tier's is the reference
         try:
@@ -33,7 +34,7 @@ def _manifest(tiers, step):
     raise ValueError("; ".join(errors) or "no manifest")
 
 
-def _read_shard(tiers, entry):
+def read_shard_any_tier(tiers, entry):
     """(loaded shard, tier name) from the fastest tier that has it whole."""
     problems = []
     for name, directory in tiers.directories():
@@ -49,10 +50,10 @@ def load_step(tiers, step):
     if not any(step in checkpoint.committed_steps(d) for _, d in tiers.directories()):
         state = checkpoint.torch_load(os.path.join(tiers.shared, checkpoint.shard_name(step, 0)))
         return checkpoint.check_loaded(state), {"shared"}
-    manifest = _manifest(tiers, step)
+    manifest = read_step_manifest(tiers, step)
     shares, sources = {}, set()
     for entry in manifest["shards"]:
-        shares[entry["rank"]], source = _read_shard(tiers, entry)
+        shares[entry["rank"]], source = read_shard_any_tier(tiers, entry)
         sources.add(source)
     if 0 not in shares:
         raise ValueError("its manifest lists no shard of rank 0")

@@ -28,6 +28,34 @@ def require_modules(command):
                 "with a Python that has it") from None
 
 
+def _device_args(p):
+    p.add_argument("--device", choices=("auto", "cpu", "cuda", "xla"), default="auto")
+    p.add_argument("--dtype", choices=("auto", "fp32", "bf16"), default="auto",
+                   help="auto: bf16 on CUDA/XLA, fp32 on CPU")
+
+
+def _checkpoint_tier_args(p):
+    """Where checkpoints go besides --output, and how (docs/checkpoints.md#tiers)."""
+    p.add_argument("--checkpoint-local-dir",
+                   default=os.environ.get(env_names.TRN_CHECKPOINT_LOCAL_DIR) or None,
+                   help="a node-local folder (NVMe) each rank writes its shard to first, copied to --output "
+                   "from there; read first on resume (default: $TRN_CHECKPOINT_LOCAL_DIR, else none)")
+    p.add_argument("--keep-checkpoints-local", type=int, default=2,
+                   help="newest N kept in --checkpoint-local-dir (0: keep all)")
+    p.add_argument("--checkpoint-uri", default=os.environ.get(env_names.TRN_CHECKPOINT_URI) or None,
+                   help="s3://bucket/prefix: also keep checkpoints there (uploaded in the background after "
+                   "--output's copy) and resume from there when --output has none as new "
+                   "(default: $TRN_CHECKPOINT_URI, else none)")
+    p.add_argument("--keep-checkpoints-uri", type=int, default=None,
+                   help="newest N kept under --checkpoint-uri (0: keep all; default: --keep-checkpoints)")
+    p.add_argument("--checkpoint-uri-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="how long the object store may take to answer a request (3 attempts) before "
+                   "an upload is given up with a warning")
+    p.add_argument("--checkpoint-mode", choices=("async", "sync"), default="async",
+                   help="async: the step pays for a copy into host memory, a background thread "
+                   "writes it (a save due while one is written is skipped); sync: written in the step")
+
+
 def _pretrain_parser(sub):
     p = sub.add_parser("pretrain", help="BERT pre-training (MLM + NSP) on HDF5 shards",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -46,33 +74,16 @@ def _pretrain_parser(sub):
     p.add_argument("--checkpoint-every", type=int, default=0,
                    help="steps between checkpoints (0: only at the end)")
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
-    p.add_argument("--checkpoint-local-dir",
-                   default=os.environ.get(env_names.TRN_CHECKPOINT_LOCAL_DIR) or None,
-                   help="a node-local folder (NVMe) each rank writes its shard to first, copied to --output "
-                   "from there; read first on resume (default: $TRN_CHECKPOINT_LOCAL_DIR, else none)")
+    _checkpoint_tier_args(p)
     p.add_argument("--snapshot-every", default=os.environ.get(env_names.TRN_SNAPSHOT_EVERY) or "auto",
                    metavar="N|auto",
                    help="steps between peer snapshots: each rank's shard kept in its node-local tier and "
                    "in the next node's, so a lost node redoes at most N steps (0: none; auto, the default "
                    "with --checkpoint-local-dir: every step while that costs under 1%% of a step; "
                    "default: $TRN_SNAPSHOT_EVERY)")
-    p.add_argument("--keep-checkpoints-local", type=int, default=2,
-                   help="newest N kept in --checkpoint-local-dir (0: keep all)")
-    p.add_argument("--checkpoint-uri", default=os.environ.get(env_names.TRN_CHECKPOINT_URI) or None,
-                   help="s3://bucket/prefix: also keep checkpoints there (uploaded in the background after "
-                   "--output's copy) and resume from there when --output has none as new "
-                   "(default: $TRN_CHECKPOINT_URI, else none)")
-    p.add_argument("--keep-checkpoints-uri", type=int, default=None,
-                   help="newest N kept under --checkpoint-uri (0: keep all; default: --keep-checkpoints)")
-    p.add_argument("--checkpoint-uri-timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="how long the object store may take to answer a request (3 attempts) before "
-                   "an upload is given up with a warning")
     p.add_argument("--init-from", default=None, metavar="RUN_DIR",
                    help="start from the model weights of RUN_DIR's newest checkpoint (fresh optimizer and "
                    "schedule, step 0) when --output has no checkpoint to resume from: phase 2 after phase 1")
-    p.add_argument("--checkpoint-mode", choices=("async", "sync"), default="async",
-                   help="async: the step pays for a copy into host memory, a background thread "
-                   "writes it (a save due while one is written is skipped); sync: written in the step")
     p.add_argument("--warmup", type=float, default=2000 / 28125,
                    help="warm-up steps, or a fraction of --steps when below 1 "
                         "(default: the reference's 2000/28125)")
@@ -86,9 +97,7 @@ def _pretrain_parser(sub):
     p.add_argument("--vocab-size", type=int, default=None,
                    help="default: lines of DATA/vocab.txt, else 30522")
     p.add_argument("--log-every", type=int, default=10, help="progress line every N steps")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda", "xla"), default="auto")
-    p.add_argument("--dtype", choices=("auto", "fp32", "bf16"), default="auto",
-                   help="auto: bf16 on CUDA/XLA, fp32 on CPU")
+    _device_args(p)
     p.add_argument("--model-impl", choices=("native", "hf"), default="native",
                    help="hf: Hugging Face transformers' BertForPreTraining")
     p.add_argument("--dropout-rng", choices=("sample", "device"), default="sample",
@@ -146,7 +155,8 @@ def build_parser():
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
     p.add_argument("--no-resume", action="store_true", help="ignore checkpoints in --output")
     p.add_argument("--log-every", type=int, default=10)
-    p.add_argument("--device", choices=("cpu", "cuda", "xla"), default="cpu")
+    _device_args(p)
+    _checkpoint_tier_args(p)
 
     p = sub.add_parser("prepare-lm", help="text corpus -> packed causal-LM samples (Llama)",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)

@@ -1,91 +1,122 @@
-"""Checkpoints of pretrain-lm (docs/llama.md#checkpoints): one file per tensor-parallel rank,
-`ckpt_<step>.tp<r>.pt`, holding that rank's model shard (Hugging Face names, llama_shards.py's
-split), its optimizer state (ZeRO-1's consolidated first) and where the run stands. The manifest
-`ckpt_<step>.json` is written last, by rank 0, once every shard is in place: a step without one
-was never committed (trn-run reads the same name to decide that a run resumes).
+"""What a pretrain-lm checkpoint holds and how a rank finds its part again
+(docs/llama.md#checkpoints). The files, tiers, async writer and manifest are the checkpoint
+engine's (checkpoint.py, checkpoint_tiers.py, checkpoint_writer.py): every rank writes one shard
+of a step, and the manifest lists the world's.
 
-Every file is written to a temporary name and renamed, so a crash leaves the previous checkpoint
-whole. Only the data-parallel rank 0 of each tensor-parallel rank writes: the other replicas
-hold the same weights.
+A tensor-parallel rank's state (its model shard, the AdamW state of it) is the same on every
+rank of its data-parallel group, a "column": the column splits it among its ranks the way
+the BERT trainer's data-parallel ranks split theirs (checkpoint_shards.share_of), so the
+column's data-parallel rank 0 writes the head and the others a share of the tensors. With
+ZeRO-1 the AdamW state is not replicated: each rank writes its own partition of it.
 """
 
-import glob
-import json
-import os
-import re
-
-import torch
-import torch.distributed as dist
-
+from . import checkpoint
+from .checkpoint_restore import candidate_steps, read_shard_any_tier, read_step_manifest
+from .checkpoint_shards import assemble, share_of
 from .errors import CheckpointError
 
-_MANIFEST = re.compile(r"^ckpt_(\d+)\.json$")
+ZERO1_PARTITION = "zero1_partition"  # a rank's own part of a ZeRO-1 optimizer's state
+RUN = "lm_run"  # the head's description of the run: model, tp, dp, sequence, batch
 
 
-def shard_name(step, tp_rank):
-    return f"ckpt_{step}.tp{tp_rank}.pt"
+def read_entry(tiers, entry):
+    """The loaded shard of manifest entry `entry`, from the fastest tier that has it whole."""
+    return read_shard_any_tier(tiers, entry)[0]
 
 
-def newest_step(output):
-    if not os.path.isdir(output):
-        return None
-    return max((int(m.group(1)) for m in map(_MANIFEST.match, os.listdir(output)) if m), default=None)
+def capture(model_state, optimizer, groups, zero1, progress, run):
+    """This rank's share of the checkpoint (live tensors: the writer copies them).
+    progress: step, consumed_samples and model_config; run: the settings a resume must match."""
+    column = {**progress, "model": dict(model_state),
+              "optimizer": {} if zero1 else optimizer.state_dict(),
+              "optimizer_name": "adamw",
+              RUN: {**run, "tensor_parallel": groups.tp.size, "data_parallel": groups.dp_size,
+                    "zero1": zero1}}
+    share = share_of(column, groups.dp_rank, groups.dp_size)
+    if zero1:
+        share[ZERO1_PARTITION] = optimizer.optim.state_dict()
+    return share
 
 
-def _atomic_save(obj, path):
-    torch.save(obj, path + ".tmp")
-    os.replace(path + ".tmp", path)
+def column_ranks(tp_rank, tp_size, world_size):
+    """The world ranks of tensor-parallel rank `tp_rank`'s column, data-parallel rank 0 first
+    (lm_groups numbers ranks tensor-parallel group by group)."""
+    return list(range(tp_rank, world_size, tp_size))
 
 
-def _optimizer_state(optimizer, groups):
-    if hasattr(optimizer, "consolidate_state_dict"):  # ZeRO-1: every rank of the group takes part
-        optimizer.consolidate_state_dict(to=0)
-        return optimizer.state_dict() if groups.dp_rank == 0 else None
-    return optimizer.state_dict()
+def _head(tiers, manifest, step, tp_rank):
+    entries = {e["rank"]: e for e in manifest["shards"]}
+    return checkpoint.check_loaded(read_entry(tiers, entries[tp_rank])) if tp_rank in entries else None
 
 
-def save(output, step, consumed, model, optimizer, groups, meta, rank, keep):
-    """Every rank calls it (ZeRO-1 consolidates over the data-parallel group)."""
-    state = _optimizer_state(optimizer, groups)
-    os.makedirs(output, exist_ok=True)
-    if groups.dp_rank == 0:
-        _atomic_save({"model": model.state_dict(), "optimizer": state, "step": step, "consumed": consumed,
-                      "meta": meta}, os.path.join(output, shard_name(step, groups.tp.rank)))
-    if dist.is_initialized():
-        dist.barrier()
-    if rank == 0:
-        manifest = os.path.join(output, f"ckpt_{step}.json")
-        with open(manifest + ".tmp", "w") as f:
-            json.dump({"step": step, "consumed": consumed, "tensor_parallel": groups.tp.size,
-                       "shards": [shard_name(step, r) for r in range(groups.tp.size)], **meta}, f, indent=2)
-        os.replace(manifest + ".tmp", manifest)
-        _prune(output, keep)
-
-
-def _prune(output, keep):
-    steps = sorted(int(m.group(1)) for m in map(_MANIFEST.match, os.listdir(output)) if m)
-    for step in steps[:-keep] if keep else []:
-        os.remove(os.path.join(output, f"ckpt_{step}.json"))
-        for path in glob.glob(os.path.join(output, f"ckpt_{step}.tp*.pt")):
-            os.remove(path)
-
-
-def load(output, step, groups, meta):
-    """This tensor-parallel rank's shard of the committed checkpoint `step`, checked against the
-    run: the same model and tensor-parallel degree."""
-    with open(os.path.join(output, f"ckpt_{step}.json")) as f:
-        manifest = json.load(f)
-    if manifest["tensor_parallel"] != groups.tp.size:
-        raise CheckpointError(f"{output}: checkpoint {step} was written with tensor parallel "
-                              f"{manifest['tensor_parallel']}, this run has {groups.tp.size}: resume with "
-                              "the same --tensor-parallel")
-    for key, value in meta.items():
-        if manifest.get(key) != value:
-            raise CheckpointError(f"{output}: checkpoint {step} has {key} {manifest.get(key)!r}, this run "
+def _check_run(head, step, where, groups, zero1, run):
+    saved = head.get(RUN) if isinstance(head, dict) else None
+    if saved is None or saved.get("tensor_parallel") != groups.tp.size:
+        tp = saved.get("tensor_parallel") if saved else "another"
+        raise CheckpointError(f"{where}: checkpoint {step} was written with tensor parallel {tp}, this run "
+                              f"has {groups.tp.size}: resume with the same --tensor-parallel (or convert "
+                              "the checkpoint: python3 -m trn_trainer convert)")
+    for key, value in run.items():
+        if saved.get(key) != value:
+            raise CheckpointError(f"{where}: checkpoint {step} has {key} {saved.get(key)!r}, this run "
                                   f"{value!r}: resume with the same settings or start in a new --output")
-    path = os.path.join(output, shard_name(step, groups.tp.rank))
-    try:
-        return torch.load(path)
-    except Exception as e:  # noqa: BLE001 - any unreadable file is the same error for the user
-        raise CheckpointError(f"{path}: cannot be read ({type(e).__name__}: {e}); move the checkpoint "
-                              "out of the folder to resume from the one before") from None
+    if zero1 != saved["zero1"] or (zero1 and saved["data_parallel"] != groups.dp_size):
+        raise CheckpointError(
+            f"{where}: checkpoint {step} holds the optimizer state of zero1={saved['zero1']} over data "
+            f"parallel {saved['data_parallel']}, this run has zero1={zero1} over {groups.dp_size}: "
+            "resume with the same --zero1 and data-parallel size")
+    return saved
+
+
+def load_step(tiers, step, groups, zero1, run):
+    """This rank's state of checkpoint `step`: its column's model shard and optimizer state
+    (with ZeRO-1, its own partition under ZERO1_PARTITION). CheckpointError when the run's
+    settings differ; ValueError when a shard cannot be read whole."""
+    manifest = read_step_manifest(tiers, step)
+    head = _head(tiers, manifest, step, groups.tp.rank)
+    saved = _check_run(head, step, tiers.path(step), groups, zero1, run)
+    entries = {e["rank"]: e for e in manifest["shards"]}
+    world = groups.tp.size * saved["data_parallel"]
+    if manifest["world_size"] != world:
+        raise ValueError(f"its manifest lists {manifest['world_size']} shards, not {world}")
+    column = column_ranks(groups.tp.rank, groups.tp.size, world)
+    parts = {dp_rank: read_entry(tiers, entries[r]) for dp_rank, r in enumerate(column) if dp_rank}
+    state = assemble(head, parts)
+    if zero1:
+        mine = head if groups.dp_rank == 0 else parts[groups.dp_rank]
+        state[ZERO1_PARTITION] = mine[ZERO1_PARTITION]
+    return state
+
+
+def load_newest(tiers, groups, zero1, run, warn):
+    """(state, step) of the newest checkpoint this rank can load; (None, -1) without one. A
+    checkpoint that cannot be read is skipped with a warning; one of other settings is an error."""
+    candidates = candidate_steps(tiers)
+    for step in candidates:
+        try:
+            return load_step(tiers, step, groups, zero1, run), step
+        except (ValueError, KeyError, OSError, RuntimeError) as e:
+            warn(f"warning: skipping checkpoint {tiers.path(step)}: cannot be loaded ({type(e).__name__}: "
+                 f"{str(e).splitlines()[0] if str(e) else ''}); trying an older one")
+    if candidates:
+        raise CheckpointError(
+            f"none of the {len(candidates)} checkpoint(s) in {tiers.shared} can be loaded (see the "
+            "warnings above); move them away, or pass --no-resume to start over")
+    return None, -1
+
+
+def model_shards(tiers, step):
+    """Every tensor-parallel rank's model shard of checkpoint `step`, in rank order, and the
+    run's description (for convert)."""
+    manifest = read_step_manifest(tiers, step)
+    entries = {e["rank"]: e for e in manifest["shards"]}
+    head0 = checkpoint.check_loaded(read_entry(tiers, entries[0]))
+    saved = head0[RUN]
+    tp, world = saved["tensor_parallel"], manifest["world_size"]
+    shards = []
+    for tp_rank in range(tp):
+        column = column_ranks(tp_rank, tp, world)
+        head = head0 if tp_rank == 0 else read_entry(tiers, entries[column[0]])
+        parts = {d: read_entry(tiers, entries[r]) for d, r in enumerate(column) if d}
+        shards.append(assemble(head, parts)["model"])
+    return shards, saved

@@ -14,18 +14,22 @@ import os
 import time
 
 import torch
-import torch.distributed as dist
 
+from .checkpoint_group import coordination
+from .devices import select_device
 from .environment import read_dist_env
 from .errors import UsageError
-from . import lm_checkpoint
 from .heartbeat import Heartbeat
 from .llama import LlamaForCausalLM
 from .llama_config import llama_config, llama_flops_per_token
 from .llama_shards import split_dim
 from .lm_data import LmData
 from .lm_groups import lm_groups
+from .lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
+from .lm_saves import LmSaves
+from .master_weights import MasterWeights
 from .optim import WarmupDecay, warmup_steps
+from . import tp_weights
 from .train import failure_text
 
 
@@ -44,43 +48,7 @@ def check_args(args, world_size):
         raise UsageError(f"--global-batch {args.global_batch} is not a whole number of micro-batches "
                          f"{args.micro_batch} x data-parallel {dp}: make it a multiple of "
                          f"{args.micro_batch * dp}")
-    if args.device != "cpu":
-        raise UsageError(f"--device {args.device}: pretrain-lm runs on CPU so far (docs/llama.md#status)")
     return dp
-
-
-def clip_gradients(model, max_norm):
-    """The global gradient norm over every rank's shard; gradients scaled down to max_norm."""
-    sharded = torch.zeros(())
-    whole = torch.zeros(())
-    for name, p in model.named_parameters():
-        square = p.grad.float().pow(2).sum()
-        if split_dim(name) is None:
-            whole += square
-        else:
-            sharded += square
-    norm = (model.tp.all_reduce(sharded) + whole).sqrt().item()
-    if max_norm and norm > max_norm:
-        for p in model.parameters():
-            p.grad.mul_(max_norm / (norm + 1e-6))
-    return norm
-
-
-def build_optimizer(model, args, groups):
-    decay = [p for n, p in model.named_parameters() if not n.endswith("norm.weight")]
-    no_decay = [p for n, p in model.named_parameters() if n.endswith("norm.weight")]
-    param_groups = [{"params": decay, "weight_decay": args.weight_decay},
-                    {"params": no_decay, "weight_decay": 0.0}]
-    options = dict(lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
-    if args.zero1 and groups.dp_size > 1:
-        from torch.distributed.optim import ZeroRedundancyOptimizer
-
-        optimizer = ZeroRedundancyOptimizer(decay, optimizer_class=torch.optim.AdamW,
-                                            process_group=groups.dp_group,
-                                            weight_decay=args.weight_decay, **options)
-        optimizer.add_param_group({"params": no_decay, "weight_decay": 0.0})
-        return optimizer
-    return torch.optim.AdamW(param_groups, **options)
 
 
 def pretrain_lm(args):
@@ -95,31 +63,72 @@ def pretrain_lm(args):
     return summary
 
 
+class _Model:
+    """The model on its device and what its optimizer steps: the parameters, or (a bf16 model)
+    fp32 master copies of them, which checkpoints hold."""
+
+    def __init__(self, model):
+        self.module = model
+        named = list(model.named_parameters())
+        self.master = MasterWeights(named) if named[0][1].dtype == torch.bfloat16 else None
+        self.stepped = self.master.named() if self.master else named
+
+    def state(self):
+        return self.master.state_dict(self.module) if self.master else self.module.state_dict()
+
+    def load(self, state):
+        self.module.load_state_dict(state)
+        if self.master:
+            self.master.load(state)
+
+    def optimizer_step(self, optimizer):
+        if self.master:
+            self.master.step(optimizer)
+        else:
+            optimizer.step()
+
+
 def _train(args, env, heartbeat):
     dp = check_args(args, env.world_size)
-    if env.distributed:
-        dist.init_process_group("gloo")
+    device = select_device(args.device, args.dtype, env)
+    device.init_process_group()
+    ranks = coordination(env, snapshots=False)
     groups = lm_groups(env.rank, env.world_size, args.tensor_parallel)
-    torch.manual_seed(args.seed)
+    device.manual_seed(args.seed)
+    main = env.rank == 0
+
+    def say(message):
+        if main:
+            print(message, flush=True)
+
     data = LmData(args.data, args.seed)
     vocab_size = data.vocab_size or args.vocab_size
     if data.max_token >= vocab_size:
         raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
                          f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
     config = llama_config(args.model, vocab_size).check(args.tensor_parallel)
-    model = LlamaForCausalLM(config, groups.tp, seed=args.seed)
-    optimizer = build_optimizer(model, args, groups)
+    model = _Model(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed)))
+    optimizer = build_optimizer(model.stepped, args, groups)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
-    main = env.rank == 0
-    meta = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
-            "vocab_size": vocab_size}
-    start, consumed = _resume(args, model, optimizer, groups, meta, main)
+    run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
+           "vocab_size": vocab_size}
+    saves = LmSaves(args, env, groups, ranks, device.snapshot_overlaps, say)
+    start, consumed = 0, 0
+    state = saves.resume(run)
+    if state is not None:
+        model.load(state["model"])
+        saves.restore_optimizer(optimizer, state)
+        start, consumed = int(state["step"]), int(state["consumed_samples"])
+    elif args.init_from:  # weights convert split wrote; fresh optimizer, step 0
+        model.load(tp_weights.read_rank(args.init_from, groups.tp, config))
+        say(f"started from the weights in {args.init_from}")
+    state = None  # the host copy is not needed any more
     if main:
         os.makedirs(args.output, exist_ok=True)
         parameters = sum(p.numel() * (1 if split_dim(n) is None else groups.tp.size)
-                         for n, p in model.named_parameters())
+                         for n, p in model.module.named_parameters())
         print(f"trn_trainer: llama {args.model} ({parameters:,} parameters, tp {groups.tp.size} x "
-              f"dp {dp}), micro-batch {args.micro_batch} x "
+              f"dp {dp}) on {device.describe()}, micro-batch {args.micro_batch} x "
               f"accumulation {args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
               f"{args.global_batch} of {data.seq_len} tokens", flush=True)
     metrics = _metrics_file(args.output, start) if main else None
@@ -128,63 +137,48 @@ def _train(args, env, heartbeat):
     for step in range(start + 1, args.steps + 1):
         began = time.perf_counter()
         batches = data.micro_batches(consumed, args.global_batch, args.micro_batch, dp, groups.dp_rank)
-        loss_sum = torch.zeros(())
-        for ids in batches:
-            loss = model(ids, ids) / len(batches)
+        loss_sum = None
+        for batch in device.micro_batches([{"ids": ids} for ids in batches]):
+            with device.autocast():
+                loss = model.module(batch["ids"], batch["ids"]) / len(batches)
             loss.backward()
-            loss_sum += loss.detach()
-        if dp > 1:
-            for p in model.parameters():
-                dist.all_reduce(p.grad, group=groups.dp_group)
-                p.grad.div_(dp)
-            dist.all_reduce(loss_sum, group=groups.dp_group)
-            loss_sum /= dp
-        norm = clip_gradients(model, args.grad_clip)
+            loss_sum = loss.detach().float() if loss_sum is None else loss_sum + loss.detach().float()
+        named = list(model.module.named_parameters())
+        average_over_data_parallel([p.grad for _, p in named] + [loss_sum], groups)
+        norm = clip_gradients(named, model.module.tp, args.grad_clip)
         lr = schedule.apply(optimizer, step)
-        optimizer.step()
+        saves.fence()
+        model.optimizer_step(optimizer)
         optimizer.zero_grad(set_to_none=False)
+        model.module.zero_grad(set_to_none=False)
+        device.step_end()
         consumed += args.global_batch
+        losses.append(loss_sum.item())  # after the step's graph ran (XLA): no extra graph cut
         heartbeat.step_done(step)
         seconds = time.perf_counter() - began
         tokens_per_s = args.global_batch * data.seq_len / seconds
-        losses.append(loss_sum.item())
         if main:
-            metrics.write(json.dumps({"step": step, "loss": losses[-1], "lr": lr, "grad_norm": norm,
+            metrics.write(json.dumps({"step": step, "loss": losses[-1], "lr": lr, "grad_norm": norm.item(),
                                       "tokens_per_s": tokens_per_s, "step_time_s": seconds}) + "\n")
             metrics.flush()
             if step % args.log_every == 0 or step in (1, args.steps):
                 print(f"step {step}/{args.steps} | loss {losses[-1]:.4f} | lr {lr:.3e} | "
                       f"{tokens_per_s:,.0f} tokens/s", flush=True)
         if step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0):
-            lm_checkpoint.save(args.output, step, consumed, model, optimizer, groups, meta, env.rank,
-                               args.keep_checkpoints)
+            progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
+            saves.save(step, lambda: (model.state(), optimizer, progress, run), last=step == args.steps)
+    saves.finish()
     if main:
         metrics.close()
     if main and not losses:  # resumed from the last step: nothing left to train
         print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
     elif main:
-        summary = _report(args, config, data, losses, started, groups, dp)
+        summary = _report(args, config, data, losses, started, groups, dp, saves.report())
         print(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
               f"{os.path.join(args.output, 'results.json')}", flush=True)
-    if env.distributed:
-        dist.barrier()
-        dist.destroy_process_group()
+    device.barrier()
+    device.shutdown()
     return losses
-
-
-def _resume(args, model, optimizer, groups, meta, main):
-    """(step, samples consumed) of the newest committed checkpoint in --output, restored into the
-    model and optimizer; (0, 0) without one or with --no-resume."""
-    step = None if args.no_resume else lm_checkpoint.newest_step(args.output)
-    if step is None:
-        return 0, 0
-    state = lm_checkpoint.load(args.output, step, groups, meta)
-    model.load_state_dict(state["model"])
-    optimizer.load_state_dict(state["optimizer"])
-    if main:
-        print(f"resumed from {os.path.join(args.output, lm_checkpoint.shard_name(step, 0))} (step {step}, "
-              f"{state['consumed']} samples consumed)", flush=True)
-    return step, state["consumed"]
 
 
 def _metrics_file(output, start):
@@ -200,7 +194,7 @@ def _metrics_file(output, start):
     return open(path, "a")
 
 
-def _report(args, config, data, losses, started, groups, dp):
+def _report(args, config, data, losses, started, groups, dp, checkpoints):
     seconds = time.time() - started
     tokens_per_s = len(losses) * args.global_batch * data.seq_len / seconds
     flops = llama_flops_per_token(config, data.seq_len) * tokens_per_s
@@ -211,7 +205,8 @@ def _report(args, config, data, losses, started, groups, dp):
         "parameters": {"model": args.model, "tensor_parallel": groups.tp.size, "data_parallel": dp,
                        "zero1": bool(args.zero1 and dp > 1), "global_batch": args.global_batch,
                        "micro_batch": args.micro_batch, "seq_len": data.seq_len, "steps": args.steps,
-                       "config": config.to_dict()}}}
+                       "config": config.to_dict()},
+        "checkpoints": checkpoints}}
     with open(os.path.join(args.output, "results.json.tmp"), "w") as f:
         json.dump(results, f, indent=2)
         f.write("\n")

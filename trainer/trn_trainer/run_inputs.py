@@ -112,7 +112,7 @@ def check_inputs(args, world_size, resume, say, local_rank=0, init=True):
     if not 0 < args.checkpoint_uri_timeout <= 3600:
         raise UsageError(f"--checkpoint-uri-timeout {args.checkpoint_uri_timeout}: give seconds "
                          "between 0 and 3600")
-    inputs = RunInputs(global_batch, accumulation, shards, config, lr, _tiers(args, say), resume)
+    inputs = RunInputs(global_batch, accumulation, shards, config, lr, checkpoint_tiers(args, say), resume)
     inputs.snapshot_every = _snapshot_every(args.snapshot_every, inputs.tiers.local)
     if resume:
         _find_resume(inputs, args, say, local_rank)
@@ -139,7 +139,8 @@ def _snapshot_every(text, local):
     return every
 
 
-def _tiers(args, say):
+def checkpoint_tiers(args, say):
+    """The tiers --output, --checkpoint-local-dir and --checkpoint-uri name (checkpoint_tiers.py)."""
     store = None
     if args.checkpoint_uri:
         keep = args.keep_checkpoints if args.keep_checkpoints_uri is None else args.keep_checkpoints_uri

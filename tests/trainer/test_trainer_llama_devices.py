@@ -1,0 +1,77 @@
+"""pretrain-lm on the devices (docs/llama.md#devices): on the torch-xla double (tests/doubles),
+tensor parallel 2 as spank_trn starts it gives the CPU run's losses with no host read in the
+middle of a graph; --dtype bf16 trains a bf16 model with fp32 master weights, which the
+checkpoint holds, close to the fp32 losses; bf16 on CPU is refused."""
+
+import json
+import os
+
+import pytest
+
+from trainer_testlib import FORTUNES, read_metrics, run_cli, start_per_core, xla_double_env
+
+STEPS = 3
+
+
+@pytest.fixture(scope="module")
+def lm_data(tmp_path_factory):
+    out = tmp_path_factory.mktemp("lm_data")
+    done = run_cli(["prepare-lm", "--input", FORTUNES, "--output", str(out), "--seq-len", "32",
+                    "--vocab-size", "400", "--num-shards", "2"])
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def lm_args(data, output, *extra):
+    return ["pretrain-lm", "--data", str(data), "--output", str(output), "--model", "tiny",
+            "--global-batch", "8", "--micro-batch", "2", "--steps", str(STEPS), "--lr", "1e-3", *extra]
+
+
+@pytest.fixture(scope="module")
+def cpu_losses(lm_data, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cpu")
+    done = run_cli(lm_args(lm_data, out, "--device", "cpu"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [m["loss"] for m in read_metrics(out)]
+
+
+def test_tensor_parallel_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_path):
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = tmp_path / "xla"
+    results = start_per_core(2, lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32",
+                                        "--tensor-parallel", "2"),
+                             lambda rank, **dist_vars: xla_double_env(stats, **dist_vars))
+    for proc, stdout, stderr in results:
+        assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    losses = [m["loss"] for m in read_metrics(out)]
+    assert len(losses) == STEPS and max(abs(a - b) for a, b in zip(losses, cpu_losses)) < 1e-4
+    for ordinal in range(2):
+        counts = json.load(open(stats / f"{ordinal}.json"))
+        assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
+        assert counts["graphs"] >= STEPS, counts  # each step's graph cut and run
+
+
+def test_bf16_trains_a_bf16_model_with_fp32_master_weights(lm_data, cpu_losses, tmp_path):
+    import torch
+
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = tmp_path / "bf16"
+    results = start_per_core(1, lm_args(lm_data, out, "--device", "xla", "--dtype", "bf16"),
+                             lambda rank, **dist_vars: xla_double_env(stats, **dist_vars))
+    proc, stdout, stderr = results[0]
+    assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    assert "bf16" in stdout and json.load(open(stats / "0.json"))["stochastic_rounding"] == "1"
+    losses = [m["loss"] for m in read_metrics(out)]
+    assert max(abs(a - b) / b for a, b in zip(losses, cpu_losses)) < 0.02, (losses, cpu_losses)
+    state = torch.load(os.path.join(out, f"ckpt_{STEPS}.pt"))
+    weights = [v for v in state["model"].values() if v.is_floating_point()]
+    assert weights and all(v.dtype == torch.float32 for v in weights)
+    # fp32 copies keep updates a bf16 weight would round away: not every value is a bf16 one.
+    assert any((v != v.to(torch.bfloat16).float()).any() for v in weights)
+
+
+def test_bf16_on_cpu_is_refused(lm_data, tmp_path):
+    done = run_cli(lm_args(lm_data, tmp_path / "out", "--device", "cpu", "--dtype", "bf16"))
+    assert done.returncode == 2 and "--dtype bf16 on CPU: not supported" in done.stderr
