@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "fixtures.hpp"
 #include "trn/common/error.hpp"
@@ -371,3 +374,37 @@ TEST(TaskEnvironment, SharedCacheTierIsExportedForTrnRun) {
 }
 
 }  // namespace
+
+// docs/llama.md#training: a tensor-parallel group is tp consecutive ranks. With the plan's
+// rule (tp divides a node's workers) and Slurm's block numbering (node by node), each group
+// must get one node's consecutive NeuronCores: the cores its collectives are fastest between.
+TEST(TaskEnvironment, TensorParallelGroupsGetConsecutiveCoresOfOneNode) {
+  constexpr unsigned nodes = 2, per_node = 32, tp = 8;
+  std::map<unsigned, std::vector<std::pair<std::string, int>>> groups;  // group -> (node, core)
+  for (unsigned node = 0; node < nodes; ++node) {
+    Scenario s{"trn1.32xlarge"};
+    s.nnodes = nodes;
+    s.node_id = node;
+    s.local_tasks = per_node;
+    const auto step = prepare(s);
+    for (unsigned local = 0; local < per_node; ++local) {
+      const unsigned rank = node * per_node + local;
+      const auto env = as_map(render(step, local, rank));
+      ASSERT_EQ(env.at("RANK"), std::to_string(rank));
+      groups[rank / tp].emplace_back(env.at("NODE_RANK"),
+                                     std::stoi(env.at("NEURON_RT_VISIBLE_CORES")));
+    }
+  }
+  ASSERT_EQ(groups.size(), nodes * per_node / tp);
+  std::set<std::pair<std::string, int>> every_core;
+  for (const auto& [group, members] : groups) {
+    ASSERT_EQ(members.size(), tp);
+    for (unsigned i = 0; i < tp; ++i) {
+      EXPECT_EQ(members[i].first, members[0].first) << "group " << group << " spans nodes";
+      EXPECT_EQ(members[i].second, members[0].second + static_cast<int>(i))
+          << "group " << group << ": rank " << i << " is not on the next NeuronCore";
+      every_core.insert(members[i]);
+    }
+  }
+  EXPECT_EQ(every_core.size(), nodes * per_node);  // no core given twice
+}
