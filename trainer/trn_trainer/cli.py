@@ -13,6 +13,7 @@ from .errors import EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
 REQUIRED_MODULES = {"pretrain": ("numpy", "h5py", "torch"), "prepare-data": ("numpy", "h5py"),
                     "prepare-lm": ("numpy", "h5py", "sentencepiece"),
                     "pretrain-lm": ("numpy", "h5py", "torch"),
+                    "convert": ("numpy", "torch"),
                     "plot": ("matplotlib",), "plot-sweep": ("matplotlib",)}
 
 
@@ -109,6 +110,27 @@ def _pretrain_parser(sub):
     p.add_argument("--no-plot", action="store_true", help="skip metrics.png")
 
 
+def _convert_parser(sub):
+    p = sub.add_parser("convert", help="Llama weights: tensor-parallel shards <-> Hugging Face folder")
+    directions = p.add_subparsers(dest="direction", required=True)
+    merge = directions.add_parser("merge", help="pretrain-lm checkpoint (or split folder) -> Hugging Face",
+                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    merge.add_argument("--input", required=True,
+                       help="a pretrain-lm run directory, or a folder convert split wrote")
+    merge.add_argument("--step", type=int, default=None, help="the checkpoint's step (default: the newest)")
+    merge.add_argument("--format", choices=("safetensors", "bin"), default="safetensors",
+                       help="model.safetensors, or pytorch_model.bin (a torch.save'd state_dict)")
+    merge.add_argument("--dtype", choices=("same", "fp32", "bf16", "fp16"), default="same",
+                       help="the weights' type in the output (same: as trained)")
+    split = directions.add_parser("split", help="Hugging Face folder -> shards for pretrain-lm --init-from",
+                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    split.add_argument("--input", required=True, help="a Hugging Face Llama folder (config.json and weights)")
+    split.add_argument("--tensor-parallel", type=int, required=True, help="the degree of the run to start")
+    for q in (merge, split):
+        q.add_argument("--output", required=True, help="folder to write")
+        q.add_argument("--force", action="store_true", help="replace an earlier conversion in --output")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="python3 -m trn_trainer",
                                      description="BERT pre-training for Trainium, CUDA and CPU")
@@ -155,6 +177,9 @@ def build_parser():
     p.add_argument("--keep-checkpoints", type=int, default=3, help="newest N kept (0: keep all)")
     p.add_argument("--no-resume", action="store_true", help="ignore checkpoints in --output")
     p.add_argument("--log-every", type=int, default=10)
+    p.add_argument("--init-from", default=None, metavar="DIR",
+                   help="weights convert split wrote (tp_weights.json) to start from (fresh optimizer, "
+                   "step 0) when --output has no checkpoint to resume from")
     _device_args(p)
     _checkpoint_tier_args(p)
 
@@ -170,6 +195,8 @@ def build_parser():
     p.add_argument("--test-fraction", type=float, default=0.05, help="share of samples in the test shard")
     p.add_argument("--name", default="corpus", help="shard name prefix: NAME_training_I.hdf5")
     p.add_argument("--force", action="store_true", help="replace shards already in --output")
+
+    _convert_parser(sub)
 
     p = sub.add_parser("plot", help="PNG of loss and throughput from a metrics.jsonl")
     p.add_argument("metrics", help="metrics.jsonl written by pretrain")
@@ -200,6 +227,10 @@ def main(argv=None):
             from .prepare_lm import prepare_lm
 
             prepare_lm(args)
+        elif args.command == "convert":
+            from .convert import convert
+
+            convert(args)
         elif args.command == "plot":
             from .plot import plot_metrics
 

@@ -76,7 +76,8 @@ TEST(BundledProfiles, ParallelClusterProfilesCheckpointToTheInstanceStore) {
   script << install.rdbuf();
   ASSERT_NE(script.str().find("\nlocal_checkpoints=/scratch/trn-checkpoints\n"), std::string::npos)
       << "the install action no longer makes /scratch/trn-checkpoints";
-  for (const std::string name : {"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2"}) {
+  for (const std::string name :
+       {"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2", "llama2_7b"}) {
     trn::plan::PlanRequest request = plan_test::on(16, 32);
     request.cluster.job_id = 42;
     const Plan plan = make_plan(bundled(name), request);
@@ -181,6 +182,39 @@ TEST(Llama2Nxd, TensorParallelEightOnSixteenTrn1) {
   EXPECT_EQ(plan.env.at("NEURON_FUSE_SOFTMAX"), "1");
   // One node: dp 4, accumulation 256.
   EXPECT_EQ(plan_on(bundled("llama2_7b_nxd"), 1, 32).grad_accum, 256);
+}
+
+// llama2_7b: the same numbers with the bundled trainer, one task per NeuronCore, and only
+// options pretrain-lm defines.
+TEST(Llama2SevenB, BundledTrainerTensorParallelEightWithZeroOneOnFourTrn1) {
+  const Plan plan = plan_on(bundled("llama2_7b"), 4, 32);
+  EXPECT_EQ(plan.launch, LaunchMode::kPerCore);
+  expect_plan_values(plan, {{"world_size", 128},
+                            {"tensor_parallel", 8},
+                            {"data_parallel", 16},
+                            {"grad_accum", 64},
+                            {"global_batch", 1024},
+                            {"seq_len", 4096},
+                            {"steps", 10000},
+                            {"warmup", 100}});
+  ASSERT_GE(plan.command.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(plan.command.begin(), plan.command.begin() + 4),
+            (std::vector<std::string>{"python3", "-m", "trn_trainer", "pretrain-lm"}));
+  expect_flags(plan.command, {{"--model", "7b"},
+                              {"--tensor-parallel", "8"},
+                              {"--micro-batch", "1"},
+                              {"--global-batch", "1024"},
+                              {"--lr", "0.0003"}});
+  EXPECT_THAT(plan.command, Contains("--zero1"));
+  std::ifstream cli(plan_test::source_dir / "trainer" / "trn_trainer" / "cli.py");
+  std::stringstream text;
+  text << cli.rdbuf();
+  for (const auto& word : plan.command) {
+    if (word.starts_with("--")) {
+      EXPECT_NE(text.str().find("\"" + word + "\""), std::string::npos)
+          << word << " is not an option of python3 -m trn_trainer pretrain-lm";
+    }
+  }
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ TEST(InstanceCores, ANameThatIsNoInstanceTypeIsAnError) {
 
 TEST(InstanceCores, EveryBundledTrainiumProfileNamesItsInstanceType) {
   for (const auto* name :
-       {"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2", "llama2_7b_nxd"}) {
+       {"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2", "llama2_7b", "llama2_7b_nxd"}) {
     const auto profile = plan_test::bundled(name);
     EXPECT_EQ(profile.instance_type, "trn1.32xlarge") << name;
   }

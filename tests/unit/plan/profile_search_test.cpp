@@ -121,7 +121,7 @@ TEST(BundledProfiles, AreFoundInTheSourceTree) {
   for (const auto& profile : available) names.push_back(profile.name);
   EXPECT_EQ(names,
             (std::vector<std::string>{"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2",
-                                      "bert_tiny", "llama2_7b_nxd", "llama_tiny"}));
+                                      "bert_tiny", "llama2_7b", "llama2_7b_nxd", "llama_tiny"}));
 }
 
 }  // namespace
