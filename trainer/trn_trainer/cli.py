@@ -12,7 +12,7 @@ from .errors import EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
 # here first so that a missing or broken one is one clear error, not a traceback from inside.
 REQUIRED_MODULES = {"pretrain": ("numpy", "h5py", "torch"), "prepare-data": ("numpy", "h5py"),
                     "prepare-lm": ("numpy", "h5py", "sentencepiece"),
-                    "pretrain-lm": ("numpy", "h5py", "torch"),
+                    "pretrain-lm": ("numpy", "h5py", "torch"), "finetune": ("numpy", "torch"),
                     "convert": ("numpy", "torch"),
                     "plot": ("matplotlib",), "plot-sweep": ("matplotlib",)}
 
@@ -110,6 +110,36 @@ def _pretrain_parser(sub):
     p.add_argument("--no-plot", action="store_true", help="skip metrics.png")
 
 
+def _finetune_parser(sub):
+    p = sub.add_parser("finetune", help="BERT fine-tuning for sequence classification (docs/finetune.md)",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--train", required=True, help="CSV (header text,label[,text_b]) or JSON-lines file")
+    p.add_argument("--eval", required=True, help="evaluated after every epoch; same format")
+    p.add_argument("--vocab", required=True, help="the BERT vocab.txt the model was pre-trained with")
+    p.add_argument("--output", required=True, help="folder for metrics.jsonl, results.json and model.pt")
+    p.add_argument("--init-from", default=None, metavar="PATH",
+                   help="a pretrain run directory or checkpoint, or Hugging Face BERT weights "
+                   "(pytorch_model.bin or its folder)")
+    p.add_argument("--model", default=None,
+                   help="tiny, mini, base or large (default: the --init-from checkpoint's size)")
+    p.add_argument("--seq-len", type=int, default=128, help="tokens per example, longer texts are cut")
+    p.add_argument("--cased", action="store_true", help="keep case and accents (a cased vocabulary)")
+    p.add_argument("--epochs", type=int, default=3, help="passes over --train (0: only evaluate)")
+    p.add_argument("--micro-batch", type=int, default=8, help="examples per process per micro-step")
+    p.add_argument("--global-batch", type=int, default=None,
+                   help="examples per optimizer step over all processes (default: micro-batch x world)")
+    p.add_argument("--lr", type=float, default=5e-5, help="peak learning rate (AdamW)")
+    p.add_argument("--warmup", type=float, default=0.1,
+                   help="warm-up steps, or a fraction of all steps when below 1")
+    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--grad-clip", type=float, default=1.0, help="max global gradient norm (0: off)")
+    p.add_argument("--dropout", type=float, default=0.1,
+                   help="masks fixed per sample, so any world size gives the same result")
+    p.add_argument("--seed", type=int, default=12345, help="classifier init, sample order and dropout")
+    p.add_argument("--log-every", type=int, default=10, help="progress line every N steps")
+    _device_args(p)
+
+
 def _convert_parser(sub):
     p = sub.add_parser("convert", help="Llama weights: tensor-parallel shards <-> Hugging Face folder")
     directions = p.add_subparsers(dest="direction", required=True)
@@ -137,6 +167,7 @@ def build_parser():
     parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", required=True)
     _pretrain_parser(sub)
+    _finetune_parser(sub)
 
     p = sub.add_parser("prepare-data", help="text corpus -> BERT HDF5 shards",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -219,6 +250,10 @@ def main(argv=None):
             from .prepare import prepare_data
 
             prepare_data(args)
+        elif args.command == "finetune":
+            from .finetune import finetune
+
+            finetune(args)
         elif args.command == "pretrain-lm":
             from .lm_train import pretrain_lm
 

@@ -17,6 +17,21 @@ from .dropout import DropoutContext, SampleDropout
 _HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
 
 
+def init_bert_weights(module, std):
+    """Hugging Face's BERT initialisation of one module (apply it with Module.apply)."""
+    if isinstance(module, nn.Linear):
+        module.weight.data.normal_(mean=0.0, std=std)
+        if module.bias is not None:
+            module.bias.data.zero_()
+    elif isinstance(module, nn.Embedding):
+        module.weight.data.normal_(mean=0.0, std=std)
+        if module.padding_idx is not None:
+            module.weight.data[module.padding_idx].zero_()
+    elif isinstance(module, nn.LayerNorm):
+        module.weight.data.fill_(1.0)
+        module.bias.data.zero_()
+
+
 class BertEmbeddings(nn.Module):
     def __init__(self, cfg, dctx):
         super().__init__()
@@ -190,18 +205,7 @@ class BertForPreTraining(nn.Module):
         self.apply(self._init_weights)
 
     def _init_weights(self, module):
-        std = self.config.initializer_range
-        if isinstance(module, nn.Linear):
-            module.weight.data.normal_(mean=0.0, std=std)
-            if module.bias is not None:
-                module.bias.data.zero_()
-        elif isinstance(module, nn.Embedding):
-            module.weight.data.normal_(mean=0.0, std=std)
-            if module.padding_idx is not None:
-                module.weight.data[module.padding_idx].zero_()
-        elif isinstance(module, nn.LayerNorm):
-            module.weight.data.fill_(1.0)
-            module.bias.data.zero_()
+        init_bert_weights(module, self.config.initializer_range)
 
     def forward(self, input_ids, segment_ids, input_mask, masked_lm_positions, sample_seeds=None):
         self.dropout_context.seeds = sample_seeds
