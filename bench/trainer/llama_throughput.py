@@ -60,8 +60,8 @@ def run(model, tp, data, out, steps, cores):
             "--tensor-parallel", str(tp), "--global-batch", str(global_batch), "--micro-batch", str(micro),
             "--steps", str(steps), "--device", "cpu", "--log-every", str(steps)]
     if tp > 1:
-        args = ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(tp), "-r", "1", "-t", "1",
-                "-m", "trn_trainer"] + args[2:]
+        args = ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(tp), "-r", "1",
+                "-t", "1", "-m", "trn_trainer"] + args[2:]
     done = subprocess.run([PYTHON] + args, env=env, capture_output=True, text=True)
     if done.returncode:
         sys.exit(f"{model} tp {tp} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -85,15 +85,16 @@ def main():
         for model in a.models.split(","):
             seq = MODELS[model][0]
             data = os.path.join(tmp, f"data-{model}")
-            subprocess.run([PYTHON, "-m", "trn_trainer", "prepare-lm", "--input", FORTUNES, "--output", data,
-                            "--seq-len", str(seq), "--vocab-size", "2000"], env=dict(os.environ, PYTHONPATH=TRAINER),
-                           check=True, capture_output=True)
+            subprocess.run([PYTHON, "-m", "trn_trainer", "prepare-lm", "--input", FORTUNES, "--output",
+                            data, "--seq-len", str(seq), "--vocab-size", "2000"],
+                           env=dict(os.environ, PYTHONPATH=TRAINER), check=True, capture_output=True)
             config = llama_config(model, 2000)
             flops_per_token = llama_flops_per_token(config, seq)
             rates, losses = {1: [], 2: []}, {}
             for i in range(a.repeats):
                 for tp in (1, 2):
-                    rate, losses[tp] = run(model, tp, data, os.path.join(tmp, f"{model}-{tp}-{i}"), a.steps, cores)
+                    out = os.path.join(tmp, f"{model}-{tp}-{i}")
+                    rate, losses[tp] = run(model, tp, data, out, a.steps, cores)
                     rates[tp].append(rate)
             worst = max(abs(x - y) for x, y in zip(losses[1], losses[2]))
             if worst > 1e-3:
