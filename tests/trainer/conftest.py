@@ -1,5 +1,5 @@
 """Fixtures: one process environment per test, and a small corpus from the Debian package
-fortunes-min prepared once per session."""
+fortunes-min prepared once per session (BERT shards, and Llama samples)."""
 
 import os
 
@@ -26,6 +26,19 @@ def corpus_dir(tmp_path_factory):
                "--num-shards", "2", "--seed", "7", "--name", "fortunes"])
     assert rc == 0
     return str(out)
+
+
+@pytest.fixture(scope="session")
+def lm_data(tmp_path_factory):
+    """prepare-lm's packed samples: 32 tokens each, a 400-token SentencePiece model trained on the
+    corpus, 2 training shards."""
+    from trainer_testlib import run_cli
+
+    out = tmp_path_factory.mktemp("lm_data")
+    done = run_cli(["prepare-lm", "--input", FORTUNES, "--output", str(out), "--seq-len", "32",
+                    "--vocab-size", "400", "--num-shards", "2"])
+    assert done.returncode == 0, done.stderr
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -49,6 +49,15 @@ def test_keep_last_n_and_stale_later_checkpoints_removed(tmp_path):
     assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
 
 
+def test_the_next_save_being_written_survives_the_commit_of_this_one(tmp_path):
+    """Ranks whose part of step 2 is written train on and write step 4 while rank 0 still
+    commits step 2: its prune must leave step 4's files alone."""
+    (tmp_path / ".ckpt_4.shard1.pt.tmp-999").write_bytes(b"being written")
+    (tmp_path / "ckpt_4.shard2.pt").write_bytes(b"written")
+    save(tmp_path, 2, trainer_state(2))
+    assert (tmp_path / ".ckpt_4.shard1.pt.tmp-999").exists() and (tmp_path / "ckpt_4.shard2.pt").exists()
+
+
 def test_temporary_files_of_killed_writers_go_with_the_next_save(tmp_path):
     save(tmp_path, 2, trainer_state(2))
     (tmp_path / ".ckpt_4.shard1.pt.tmp-999").write_bytes(b"half")  # killed while writing step 4

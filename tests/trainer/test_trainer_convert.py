@@ -11,7 +11,7 @@ import struct
 import pytest
 import torch
 
-from trainer_testlib import FORTUNES, read_metrics, run_cli, torchrun
+from trainer_testlib import read_metrics, run_cli, torchrun
 from trn_trainer import safetensors_file
 from trn_trainer.cli import main
 from trn_trainer.errors import CheckpointError, UsageError
@@ -143,15 +143,6 @@ def test_hugging_face_to_shards_and_back_is_exact(tmp_path):
     assert convert("merge", "--input", tmp_path / "tp4", "--output", tmp_path / "again") == 0
     again = safetensors_file.read(tmp_path / "again" / "model.safetensors")
     assert all(torch.equal(again[n], state[n].float()) for n in state)
-
-
-@pytest.fixture(scope="module")
-def lm_data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lm_data")
-    done = run_cli(["prepare-lm", "--input", FORTUNES, "--output", str(out), "--seq-len", "32",
-                    "--vocab-size", "400", "--num-shards", "2"])
-    assert done.returncode == 0, done.stderr
-    return out
 
 
 def pretrain_lm(data, output, *extra, steps):

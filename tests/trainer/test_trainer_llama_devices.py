@@ -8,18 +8,9 @@ import os
 
 import pytest
 
-from trainer_testlib import FORTUNES, read_metrics, run_cli, start_per_core, xla_double_env
+from trainer_testlib import read_metrics, run_cli, start_per_core, xla_double_env
 
 STEPS = 3
-
-
-@pytest.fixture(scope="module")
-def lm_data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lm_data")
-    done = run_cli(["prepare-lm", "--input", FORTUNES, "--output", str(out), "--seq-len", "32",
-                    "--vocab-size", "400", "--num-shards", "2"])
-    assert done.returncode == 0, done.stderr
-    return out
 
 
 def lm_args(data, output, *extra):

@@ -9,16 +9,7 @@ import os
 
 import pytest
 
-from trainer_testlib import FORTUNES, read_metrics, run_cli, torchrun
-
-
-@pytest.fixture(scope="module")
-def lm_data(tmp_path_factory):
-    out = tmp_path_factory.mktemp("lm_data")
-    done = run_cli(["prepare-lm", "--input", FORTUNES, "--output", str(out), "--seq-len", "32",
-                    "--vocab-size", "400", "--num-shards", "2"])
-    assert done.returncode == 0, done.stderr
-    return out
+from trainer_testlib import read_metrics, run_cli, torchrun
 
 
 def train(nproc, data, output, *extra, steps=4):

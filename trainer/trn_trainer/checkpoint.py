@@ -248,10 +248,11 @@ def commit_manifest(directory, manifest):
 
 
 def prune(directory, step, keep):
-    """After step `step` is committed: steps later than it belong to an abandoned trajectory
-    (--no-resume) and go; of the rest the newest `keep` stay (0: all); temporary files of
-    earlier steps (a writer killed midway) go. A manifest goes before its shards, so a checkpoint
-    half removed is never taken for a whole one."""
+    """After step `step` is committed: committed steps later than it belong to an abandoned
+    trajectory (--no-resume) and go; of the rest the newest `keep` stay (0: all); temporary
+    files of earlier steps (a writer killed midway) go. A manifest goes before its shards, so a
+    checkpoint half removed is never taken for a whole one. A later step without a manifest
+    stays: it may be the next save, which ranks already write while this one commits."""
     by_step = {}
     for name in os.listdir(directory):
         m = _ANY_FILE.match(name)
@@ -259,7 +260,7 @@ def prune(directory, step, keep):
             by_step.setdefault(int(m.group(1)), []).append(name)
     existing = sorted(by_step, reverse=True)
     committed = [s for s in existing if s <= step and manifest_name(s) in by_step[s]]
-    doomed = [s for s in existing if s > step]
+    doomed = [s for s in existing if s > step and manifest_name(s) in by_step[s]]
     if keep > 0 and len(committed) > keep:
         oldest_kept = committed[keep - 1]
         # Uncommitted steps (a save killed before its manifest, an earlier trainer's files)

@@ -29,7 +29,7 @@ from .finetune_init import load_weights
 from .finetune_output import save_model, write_report
 from .finetune_setup import check_inputs
 from .heartbeat import Heartbeat
-from .master_weights import MasterWeights
+from .master_weights import TrainedWeights
 from .metrics import MetricsFile
 from .optim import WarmupDecay, build_optimizer, warmup_steps
 from .reduction import GradientReducer
@@ -56,11 +56,9 @@ class Finetune:
             self.say(f"initialized the encoder from {inputs.source.described}"
                      f"{'; the pooler is new' if fresh else ''}; the classifier is new (--seed {args.seed})")
         self.model = self.device.prepare_model(model)
-        named = list(self.model.named_parameters())
-        self.params = [p for _, p in named]
-        self.master = MasterWeights(named) if self.params[0].dtype == torch.bfloat16 else None
-        self.optimizer = build_optimizer("adamw", self.master.named() if self.master else named, args.lr,
-                                         args.weight_decay)
+        self.weights = TrainedWeights(self.model)
+        self.params = self.weights.params
+        self.optimizer = build_optimizer("adamw", self.weights.stepped, args.lr, args.weight_decay)
         self.schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, self.total_steps), self.total_steps)
         self.reducer = GradientReducer(self.device, self.params)
         self.order = GlobalOrder([n], args.seed)
@@ -114,10 +112,7 @@ class Finetune:
                                 "--warmup) and run again")
         if self.args.grad_clip > 0:
             torch.nn.utils.clip_grad_norm_(self.params, self.args.grad_clip)
-        if self.master:
-            self.master.step(self.optimizer)
-        else:
-            self.optimizer.step()
+        self.weights.optimizer_step(self.optimizer)
         self.optimizer.zero_grad(set_to_none=True)
         self.device.step_end()
         heartbeat.step_done(number)
@@ -172,8 +167,7 @@ class Finetune:
                      f"{eval_loss:.4f} | accuracy {accuracy:.4f}")
         if main:
             metrics.close()
-            state = self.master.state_dict(self.model) if self.master else self.model.state_dict()
-            model_file = save_model(args, state, self.labels, self.config)
+            model_file = save_model(args, self.weights.state(), self.labels, self.config)
             write_report(self, rows, train_s)
             last = rows[-1]
             self.say(f"done: accuracy {last['eval_accuracy']:.4f} (eval loss {last['eval_loss']:.4f}) after "

@@ -13,7 +13,6 @@ import json
 import os
 import time
 
-import torch
 
 from .checkpoint_group import coordination
 from .devices import select_device
@@ -27,7 +26,7 @@ from .lm_data import LmData
 from .lm_groups import lm_groups
 from .lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
 from .lm_saves import LmSaves
-from .master_weights import MasterWeights
+from .master_weights import TrainedWeights
 from .optim import WarmupDecay, warmup_steps
 from . import tp_weights
 from .train import failure_text
@@ -63,31 +62,6 @@ def pretrain_lm(args):
     return summary
 
 
-class _Model:
-    """The model on its device and what its optimizer steps: the parameters, or (a bf16 model)
-    fp32 master copies of them, which checkpoints hold."""
-
-    def __init__(self, model):
-        self.module = model
-        named = list(model.named_parameters())
-        self.master = MasterWeights(named) if named[0][1].dtype == torch.bfloat16 else None
-        self.stepped = self.master.named() if self.master else named
-
-    def state(self):
-        return self.master.state_dict(self.module) if self.master else self.module.state_dict()
-
-    def load(self, state):
-        self.module.load_state_dict(state)
-        if self.master:
-            self.master.load(state)
-
-    def optimizer_step(self, optimizer):
-        if self.master:
-            self.master.step(optimizer)
-        else:
-            optimizer.step()
-
-
 def _train(args, env, heartbeat):
     dp = check_args(args, env.world_size)
     device = select_device(args.device, args.dtype, env)
@@ -107,8 +81,8 @@ def _train(args, env, heartbeat):
         raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
                          f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
     config = llama_config(args.model, vocab_size).check(args.tensor_parallel)
-    model = _Model(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed)))
-    optimizer = build_optimizer(model.stepped, args, groups)
+    weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed)))
+    optimizer = build_optimizer(weights.stepped, args, groups)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
     run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
            "vocab_size": vocab_size}
@@ -116,17 +90,17 @@ def _train(args, env, heartbeat):
     start, consumed = 0, 0
     state = saves.resume(run)
     if state is not None:
-        model.load(state["model"])
+        weights.load(state["model"])
         saves.restore_optimizer(optimizer, state)
         start, consumed = int(state["step"]), int(state["consumed_samples"])
     elif args.init_from:  # weights convert split wrote; fresh optimizer, step 0
-        model.load(tp_weights.read_rank(args.init_from, groups.tp, config))
+        weights.load(tp_weights.read_rank(args.init_from, groups.tp, config))
         say(f"started from the weights in {args.init_from}")
     state = None  # the host copy is not needed any more
     if main:
         os.makedirs(args.output, exist_ok=True)
         parameters = sum(p.numel() * (1 if split_dim(n) is None else groups.tp.size)
-                         for n, p in model.module.named_parameters())
+                         for n, p in weights.model.named_parameters())
         print(f"trn_trainer: llama {args.model} ({parameters:,} parameters, tp {groups.tp.size} x "
               f"dp {dp}) on {device.describe()}, micro-batch {args.micro_batch} x "
               f"accumulation {args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
@@ -140,17 +114,17 @@ def _train(args, env, heartbeat):
         loss_sum = None
         for batch in device.micro_batches([{"ids": ids} for ids in batches]):
             with device.autocast():
-                loss = model.module(batch["ids"], batch["ids"]) / len(batches)
+                loss = weights.model(batch["ids"], batch["ids"]) / len(batches)
             loss.backward()
             loss_sum = loss.detach().float() if loss_sum is None else loss_sum + loss.detach().float()
-        named = list(model.module.named_parameters())
+        named = list(weights.model.named_parameters())
         average_over_data_parallel([p.grad for _, p in named] + [loss_sum], groups)
-        norm = clip_gradients(named, model.module.tp, args.grad_clip)
+        norm = clip_gradients(named, weights.model.tp, args.grad_clip)
         lr = schedule.apply(optimizer, step)
         saves.fence()
-        model.optimizer_step(optimizer)
+        weights.optimizer_step(optimizer)
         optimizer.zero_grad(set_to_none=False)
-        model.module.zero_grad(set_to_none=False)
+        weights.model.zero_grad(set_to_none=False)
         device.step_end()
         consumed += args.global_batch
         losses.append(loss_sum.item())  # after the step's graph ran (XLA): no extra graph cut
@@ -166,7 +140,7 @@ def _train(args, env, heartbeat):
                       f"{tokens_per_s:,.0f} tokens/s", flush=True)
         if step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0):
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
-            saves.save(step, lambda: (model.state(), optimizer, progress, run), last=step == args.steps)
+            saves.save(step, lambda: (weights.state(), optimizer, progress, run), last=step == args.steps)
     saves.finish()
     if main:
         metrics.close()

@@ -41,3 +41,30 @@ class MasterWeights:
             for name, p, m in zip(self.names, self.model_params, self.master):
                 m.copy_(state[name])
                 p.copy_(state[name])
+
+
+class TrainedWeights:
+    """A model on its device and what its optimizer steps: the parameters themselves, or for a
+    bf16 model (XLA) the fp32 master copies, which checkpoints and saved models then hold."""
+
+    def __init__(self, model):
+        self.model = model
+        named = list(model.named_parameters())
+        self.params = [p for _, p in named]
+        self.master = MasterWeights(named) if self.params[0].dtype == torch.bfloat16 else None
+        self.stepped = self.master.named() if self.master else named  # build the optimizer over these
+
+    def state(self):
+        """The weights to save: fp32 (the master copies of a bf16 model)."""
+        return self.master.state_dict(self.model) if self.master else self.model.state_dict()
+
+    def load(self, state):
+        self.model.load_state_dict(state)
+        if self.master:
+            self.master.load(state)
+
+    def optimizer_step(self, optimizer):
+        if self.master:
+            self.master.step(optimizer)
+        else:
+            optimizer.step()

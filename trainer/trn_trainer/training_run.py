@@ -5,14 +5,13 @@ restored from the checkpoint it resumes from."""
 import os
 import time
 
-import torch
 
 from . import checkpoint, checkpoint_state
 from .checkpoint_peers import restore_newer
 from .checkpoint_group import agreed_resume_step, coordination
 from .checkpoint_restore import candidate_steps, load_step
 from .data import StepLoader
-from .master_weights import MasterWeights
+from .master_weights import TrainedWeights
 from .devices import select_device
 from .errors import CheckpointError
 from .model_choice import build_model
@@ -29,12 +28,9 @@ class TrainingRun:
         self.device.manual_seed(args.seed)
         model = build_model(inputs.config, args.model_impl, args.dropout_rng)
         self.model = self.device.prepare_model(model)
-        named = list(self.model.named_parameters())
-        self.params = [p for _, p in named]
-        # A bf16 model (XLA) steps fp32 copies of its weights; others step the weights.
-        self.master = MasterWeights(named) if self.params[0].dtype == torch.bfloat16 else None
-        self.optimizer = build_optimizer(args.optimizer, self.master.named() if self.master else named,
-                                         inputs.lr, args.weight_decay)
+        self.weights = TrainedWeights(self.model)
+        self.params = self.weights.params
+        self.optimizer = build_optimizer(args.optimizer, self.weights.stepped, inputs.lr, args.weight_decay)
         self.schedule = WarmupDecay(inputs.lr, warmup_steps(args.warmup, args.steps), args.steps,
                                     1.0 if args.schedule == "linear" else args.poly_power)
         self.reducer = GradientReducer(self.device, self.params)
@@ -91,19 +87,14 @@ class TrainingRun:
         return True
 
     def optimizer_step(self):
-        if self.master:
-            self.master.step(self.optimizer)
-        else:
-            self.optimizer.step()
+        self.weights.optimizer_step(self.optimizer)
 
     def model_state(self):
         """The weights a checkpoint holds: fp32 (the master copies of a bf16 model)."""
-        return self.master.state_dict(self.model) if self.master else self.model.state_dict()
+        return self.weights.state()
 
     def load_model_state(self, state):
-        self.model.load_state_dict(state)
-        if self.master:
-            self.master.load(state)
+        self.weights.load(state)
 
     def parameter_count(self):
         return sum(p.numel() for p in self.params)
