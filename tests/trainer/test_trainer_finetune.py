@@ -281,3 +281,16 @@ def test_sentence_pairs_become_cls_a_sep_b_sep_cut_longest_first(data, tmp_path)
     assert tensors["input_ids"][1].tolist() == [cls] + ids("the weather was quite very really") + [sep] + \
         ids("sad") + [sep]
     assert cut == 1 and tensors["labels"].tolist() == [1, 0]
+
+
+def test_graph_extraction_runs_two_steps_and_an_evaluation_and_writes_nothing(
+        data, tmp_path, monkeypatch, capsys):
+    """Under trn-run's compile phase (NEURON_EXTRACT_GRAPHS_ONLY) the epochs are not trained:
+    two steps and one evaluation give every graph, and the run directory stays untouched."""
+    monkeypatch.setenv("NEURON_EXTRACT_GRAPHS_ONLY", "1")
+    out = tmp_path / "compile"
+    assert main(finetune_args(data, out, *TRAINING[:-2], "--log-every", "1")) == 0
+    stdout = capsys.readouterr().out
+    assert [line.split()[3] for line in stdout.splitlines() if line.startswith("epoch 1 step")] == \
+        ["1/12", "2/12"], stdout
+    assert "accuracy" in stdout and not out.exists()

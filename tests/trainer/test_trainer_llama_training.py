@@ -60,6 +60,22 @@ def test_a_run_stopped_between_checkpoints_resumes_to_the_same_losses(lm_data, t
     assert "written with tensor parallel 2, this run has 1" in done.stdout + done.stderr
 
 
+def test_graph_extraction_neither_resumes_nor_writes(lm_data, tmp_path):
+    """Under trn-run's compile phase (NEURON_EXTRACT_GRAPHS_ONLY, --steps its compile_steps) the
+    run directory is the training's: what is there is not resumed, and nothing is added."""
+    run = tmp_path / "run"
+    train(1, lm_data, run, "--checkpoint-every", "2", steps=2)
+    before = {p.name: p.stat().st_mtime_ns for p in run.iterdir()}
+    args = ["pretrain-lm", "--data", str(lm_data), "--output", str(run), "--model", "tiny",
+            "--global-batch", "8", "--steps", "3", "--log-every", "1"]
+    done = run_cli(args, NEURON_EXTRACT_GRAPHS_ONLY="1")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [line.split()[1] for line in done.stdout.splitlines() if line.startswith("step ")] == \
+        ["1/3", "2/3", "3/3"], done.stdout
+    assert "resumed" not in done.stdout
+    assert {p.name: p.stat().st_mtime_ns for p in run.iterdir()} == before
+
+
 @pytest.mark.parametrize("nproc, extra, message", [
     (2, ["--tensor-parallel", "3"], "--tensor-parallel 3 does not divide the world of 2 processes"),
     (1, ["--micro-batch", "3"], "--global-batch 8 is not a whole number of micro-batches 3"),

@@ -7,6 +7,13 @@ from .env_names import LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, R
 from .errors import EnvironmentSetupError
 
 
+def extracting_graphs_only(env=None):
+    """Whether this run only traces graphs for neuron_parallel_compile (trn-run's compile phase
+    sets NEURON_EXTRACT_GRAPHS_ONLY): it runs its steps and writes nothing - no checkpoints,
+    metrics or results, nothing resumed - so the training run that follows starts clean."""
+    return bool((os.environ if env is None else env).get("NEURON_EXTRACT_GRAPHS_ONLY"))
+
+
 @dataclasses.dataclass(frozen=True)
 class DistEnv:
     rank: int = 0

@@ -23,7 +23,7 @@ from .bert_classifier import BertForSequenceClassification
 from .data import GlobalOrder
 from .devices import select_device
 from .dropout import sample_seeds
-from .environment import read_dist_env
+from .environment import extracting_graphs_only, read_dist_env
 from .errors import DivergedError
 from .finetune_init import load_weights
 from .finetune_output import save_model, write_report
@@ -34,6 +34,11 @@ from .metrics import MetricsFile
 from .optim import WarmupDecay, build_optimizer, warmup_steps
 from .reduction import GradientReducer
 from .train import failure_text
+
+
+# Under trn-run's compile phase: two optimizer steps give the first step's graphs and the steady
+# state's (the optimizer state exists from the second on).
+EXTRACT_STEPS = 2
 
 
 class Finetune:
@@ -137,13 +142,19 @@ class Finetune:
         return loss / count, correct / count
 
     def run(self, heartbeat):
-        args, main = self.args, self.env.is_main
+        args, extract = self.args, extracting_graphs_only()
+        main = self.env.is_main and not extract
         metrics = MetricsFile(os.path.join(args.output, "metrics.jsonl"), 0) if main else None
         rows, train_s = [], 0.0
         heartbeat.step_done(0)
-        for epoch in range(max(args.epochs, 1)):  # --epochs 0: the starting model's evaluation
+        epochs, steps = max(args.epochs, 1), self.steps_per_epoch if args.epochs else 0
+        if extract:  # trn-run's compile phase: a step's graphs, the evaluation's, and nothing written
+            epochs, steps = 1, min(steps, EXTRACT_STEPS)
+            self.say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: {steps} training step(s) and one evaluation to "
+                     "produce every graph, writing nothing")
+        for epoch in range(epochs):  # --epochs 0: the starting model's evaluation
             began, losses, lr = time.perf_counter(), [], None
-            for step in range(self.steps_per_epoch if args.epochs else 0):
+            for step in range(steps):
                 loss, lr = self.train_step(epoch, step, heartbeat)
                 losses.append(loss)
                 if (step + 1) % args.log_every == 0:
@@ -184,7 +195,7 @@ def finetune(args):
     heartbeat = Heartbeat(env.rank)
     try:
         finetuner = Finetune(args, env)
-        if env.is_main:
+        if env.is_main and not extracting_graphs_only():
             os.makedirs(args.output, exist_ok=True)
         rows = finetuner.run(heartbeat)
     except BaseException as e:

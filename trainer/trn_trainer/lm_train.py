@@ -16,7 +16,7 @@ import time
 
 from .checkpoint_group import coordination
 from .devices import select_device
-from .environment import read_dist_env
+from .environment import extracting_graphs_only, read_dist_env
 from .errors import UsageError
 from .heartbeat import Heartbeat
 from .llama import LlamaForCausalLM
@@ -87,25 +87,31 @@ def _train(args, env, heartbeat):
     run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
            "vocab_size": vocab_size}
     saves = LmSaves(args, env, groups, ranks, device.snapshot_overlaps, say)
+    extract = extracting_graphs_only()  # trn-run's compile phase: trace the steps, write nothing
+    writes = main and not extract
     start, consumed = 0, 0
-    state = saves.resume(run)
+    state = None if extract else saves.resume(run)
     if state is not None:
         weights.load(state["model"])
         saves.restore_optimizer(optimizer, state)
         start, consumed = int(state["step"]), int(state["consumed_samples"])
-    elif args.init_from:  # weights convert split wrote; fresh optimizer, step 0
+    elif args.init_from and not extract:  # weights convert split wrote; fresh optimizer, step 0
         weights.load(tp_weights.read_rank(args.init_from, groups.tp, config))
         say(f"started from the weights in {args.init_from}")
     state = None  # the host copy is not needed any more
-    if main:
+    if writes:
         os.makedirs(args.output, exist_ok=True)
+    if main:
         parameters = sum(p.numel() * (1 if split_dim(n) is None else groups.tp.size)
                          for n, p in weights.model.named_parameters())
         print(f"trn_trainer: llama {args.model} ({parameters:,} parameters, tp {groups.tp.size} x "
               f"dp {dp}) on {device.describe()}, micro-batch {args.micro_batch} x "
               f"accumulation {args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
               f"{args.global_batch} of {data.seq_len} tokens", flush=True)
-    metrics = _metrics_file(args.output, start) if main else None
+    if extract:
+        say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {args.steps} steps to produce every graph and "
+            "writing nothing")
+    metrics = _metrics_file(args.output, start) if writes else None
     started, losses = time.time(), []
     heartbeat.step_done(start)
     for step in range(start + 1, args.steps + 1):
@@ -131,22 +137,24 @@ def _train(args, env, heartbeat):
         heartbeat.step_done(step)
         seconds = time.perf_counter() - began
         tokens_per_s = args.global_batch * data.seq_len / seconds
-        if main:
+        if writes:
             metrics.write(json.dumps({"step": step, "loss": losses[-1], "lr": lr, "grad_norm": norm.item(),
                                       "tokens_per_s": tokens_per_s, "step_time_s": seconds}) + "\n")
             metrics.flush()
+        if main:
             if step % args.log_every == 0 or step in (1, args.steps):
                 print(f"step {step}/{args.steps} | loss {losses[-1]:.4f} | lr {lr:.3e} | "
                       f"{tokens_per_s:,.0f} tokens/s", flush=True)
-        if step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0):
+        due = step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0)
+        if due and not extract:
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
             saves.save(step, lambda: (weights.state(), optimizer, progress, run), last=step == args.steps)
     saves.finish()
-    if main:
+    if writes:
         metrics.close()
     if main and not losses:  # resumed from the last step: nothing left to train
         print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
-    elif main:
+    elif writes:
         summary = _report(args, config, data, losses, started, groups, dp, saves.report())
         print(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
               f"{os.path.join(args.output, 'results.json')}", flush=True)

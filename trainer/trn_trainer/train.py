@@ -6,7 +6,6 @@ step_log (metrics and progress), checkpoint_state (what a checkpoint holds) and 
 (results.json at the end).
 """
 
-import os
 import time
 from functools import partial
 
@@ -16,7 +15,7 @@ from .checkpoint_peers import ring
 from .checkpoint_tiers import TierWriter
 from .checkpoint_writer import CheckpointWriter
 from .configs import flops_per_sequence
-from .environment import read_dist_env
+from .environment import extracting_graphs_only, read_dist_env
 from .heartbeat import Heartbeat
 from .errors import CheckpointError
 from .optimizer_step import train_step
@@ -32,7 +31,7 @@ class Trainer:
         self.args = args
         self.heartbeat = heartbeat
         self.started = time.time()
-        self.extract_only = bool(os.environ.get("NEURON_EXTRACT_GRAPHS_ONLY"))
+        self.extract_only = extracting_graphs_only()
         self.env = read_dist_env()
         self.is_main = self.env.is_main
         resume = not self.extract_only and not args.no_resume
