@@ -123,7 +123,7 @@ def llama_part(args, peak, rows):
     config = llama_config(args.llama_model, data.vocab_size)
     flops = llama_flops_per_token(config, data.seq_len)
     tokens_per_step = args.global_batch * data.seq_len
-    name = f"Llama {args.llama_model} (vocabulary {config.vocab_size})"
+    name = f"Llama {args.llama_model} (vocabulary {config.vocab_size}), micro-batch {args.micro_batch}"
     metrics = trainer(args, "pretrain-lm", "--data", args.lm_data,
                       "--output", os.path.join(args.out, "llama"), "--model", args.llama_model,
                       "--micro-batch", str(args.micro_batch), "--global-batch", str(args.global_batch),
@@ -151,15 +151,18 @@ def bert_part(args, peak, rows):
 
     config = model_config(args.bert_model, vocab_size_of(os.path.join(args.bert_data, "vocab.txt")), 0.1)
     flops = flops_per_sequence(config, 128)
-    for impl in ("native", "hf") if importlib.util.find_spec("transformers") else ("native",):
+    have_hf = importlib.util.find_spec("transformers") is not None
+    impls = [i for i in args.bert_impls.split(",") if i == "native" or have_hf]
+    for impl in impls:
         metrics = trainer(args, "pretrain", "--data", args.bert_data, "--output",
                           os.path.join(args.out, f"bert-{impl}"), "--model", args.bert_model,
                           "--micro-batch", str(args.bert_micro_batch), "--global-batch",
                           str(args.bert_micro_batch * 2), "--steps", str(args.steps), "--log-every", "1",
                           "--no-resume", "--no-plot", "--no-tensorboard", "--model-impl", impl,
-                          "--checkpoint-mode", "sync")
+                          "--checkpoint-mode", "sync", "--dropout-rng", args.bert_dropout_rng)
         rate = statistics.median(m["seq_per_s"] for m in metrics[SKIP:]) if metrics else None
-        rows.add(f"BERT {args.bert_model}", 128, f"trn_trainer pretrain --model-impl {impl}", rate,
+        rows.add(f"BERT {args.bert_model}", 128,
+                 f"trn_trainer pretrain --model-impl {impl} --dropout-rng {args.bert_dropout_rng}", rate,
                  "sequences/s", flops, peak)
 
 
@@ -176,6 +179,10 @@ def main():
     p.add_argument("--global-batch", type=int, default=16)
     p.add_argument("--bert-model", default="large")
     p.add_argument("--bert-micro-batch", type=int, default=64)
+    p.add_argument("--bert-impls", default="native,hf")
+    p.add_argument("--bert-dropout-rng", choices=("sample", "device"), default="sample",
+                   help="sample: the trainer's per-sample masks; device: the framework's generator")
+    p.add_argument("--parts", default="llama,bert")
     p.add_argument("--json", default=None, help="also write the rows here")
     args = p.parse_args()
     peak = None
@@ -185,7 +192,7 @@ def main():
         print(f"device: {name}, torch {torch.__version__}, peak {peak and peak / 1e12} TFLOP/s", flush=True)
     rows = Rows(args.json)
     print("| model | seq | how | throughput | MFU |\n|---|---|---|---|---|", flush=True)
-    for part in (llama_part, bert_part):
+    for part in (p for p in (llama_part, bert_part) if p.__name__.split("_")[0] in args.parts.split(",")):
         try:
             part(args, peak, rows)
         except Exception as e:  # noqa: BLE001 - one part failing leaves the other's rows
