@@ -102,7 +102,8 @@ def _pretrain_parser(sub):
     p.add_argument("--model-impl", choices=("native", "hf"), default="native",
                    help="hf: Hugging Face transformers' BertForPreTraining")
     p.add_argument("--dropout-rng", choices=("sample", "device"), default="sample",
-                   help="sample: masks fixed per global sample (world-size invariant); device: framework RNG")
+                   help="sample: masks fixed per global sample (world-size invariant); device: framework RNG "
+                   "(on a GPU 2.6x faster for BERT-Large: bench/RESULTS.md)")
     p.add_argument("--peak-tflops", type=float, default=None,
                    help="peak TFLOP/s per process for MFU (default: known accelerators; n/a on CPU)")
     p.add_argument("--no-resume", action="store_true", help="ignore checkpoints in --output")
