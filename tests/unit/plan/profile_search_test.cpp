@@ -118,6 +118,7 @@ TEST_F(ProfileLookup, PathsAreTakenAsPaths) {
 TEST(BundledProfiles, AreFoundInTheSourceTree) {
   const auto available = available_profiles({plan_test::bundled_dir});
   std::vector<std::string> names;
+  names.reserve(available.size());
   for (const auto& profile : available) names.push_back(profile.name);
   EXPECT_EQ(names, (std::vector<std::string>{"bert_finetune", "bert_pretrain", "bert_pretrain_lamb",
                                              "bert_pretrain_ph2", "bert_tiny", "llama2_7b",
