@@ -124,20 +124,22 @@ def llama_part(args, peak, rows):
     flops = llama_flops_per_token(config, data.seq_len)
     tokens_per_step = args.global_batch * data.seq_len
     name = f"Llama {args.llama_model} (vocabulary {config.vocab_size}), micro-batch {args.micro_batch}"
-    metrics = trainer(args, "pretrain-lm", "--data", args.lm_data,
-                      "--output", os.path.join(args.out, "llama"), "--model", args.llama_model,
-                      "--micro-batch", str(args.micro_batch), "--global-batch", str(args.global_batch),
-                      "--steps", str(args.steps), "--lr", "1e-4", "--log-every", "1", "--no-resume",
-                      "--checkpoint-mode", "sync")
-    rate = statistics.median(m["tokens_per_s"] for m in metrics[SKIP:]) if metrics else None
-    rows.add(name, data.seq_len, "trn_trainer pretrain-lm", rate, "tokens/s", flops, peak)
+    for variant in args.trainer_variants.split(","):
+        metrics = trainer(args, "pretrain-lm", "--data", args.lm_data,
+                          "--output", os.path.join(args.out, f"llama-{variant}"), "--model", args.llama_model,
+                          "--micro-batch", str(args.micro_batch), "--global-batch", str(args.global_batch),
+                          "--steps", str(args.steps), "--lr", "1e-4", "--log-every", "1", "--no-resume",
+                          "--checkpoint-mode", "sync", *(["--compile"] if variant == "compile" else []))
+        rate = statistics.median(m["tokens_per_s"] for m in metrics[SKIP:]) if metrics else None
+        how = "trn_trainer pretrain-lm" + (" --compile" if variant == "compile" else "")
+        rows.add(name, data.seq_len, how, rate, "tokens/s", flops, peak)
     ours = LlamaForCausalLM(config, seed=12345)
     print(f"  {sum(p.numel() for p in ours.parameters()):,} parameters", flush=True)
     times, _ = plain_loop(ours, data, args, args.steps)
     rows.add(name, data.seq_len, "plain loop, the same model",
              tokens_per_step / statistics.median(times[SKIP:]), "tokens/s", flops, peak)
     del ours
-    hf = hf_llama(config)
+    hf = hf_llama(config) if args.hf_llama else None
     if hf is not None:
         times, _ = plain_loop(hf, data, args, args.steps, hf=True)
         rows.add(name, data.seq_len, "plain loop, transformers LlamaForCausalLM",
@@ -179,6 +181,9 @@ def main():
     p.add_argument("--global-batch", type=int, default=16)
     p.add_argument("--bert-model", default="large")
     p.add_argument("--bert-micro-batch", type=int, default=64)
+    p.add_argument("--trainer-variants", default="eager", help="eager and/or compile (pretrain-lm --compile)")
+    p.add_argument("--no-hf-llama", dest="hf_llama", action="store_false",
+                   help="leave out the plain loop over transformers' LlamaForCausalLM")
     p.add_argument("--bert-impls", default="native,hf")
     p.add_argument("--bert-dropout-rng", choices=("sample", "device"), default="sample",
                    help="sample: the trainer's per-sample masks; device: the framework's generator")

@@ -212,6 +212,9 @@ def build_parser():
     p.add_argument("--init-from", default=None, metavar="DIR",
                    help="weights convert split wrote (tp_weights.json) to start from (fresh optimizer, "
                    "step 0) when --output has no checkpoint to resume from")
+    p.add_argument("--compile", action="store_true",
+                   help="torch.compile the model's forward and backward (CUDA or CPU with torch >= 2; XLA "
+                   "traces its graphs itself)")
     _device_args(p)
     _checkpoint_tier_args(p)
 

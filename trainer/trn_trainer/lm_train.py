@@ -13,6 +13,7 @@ import json
 import os
 import time
 
+import torch
 
 from .checkpoint_group import coordination
 from .devices import select_device
@@ -82,6 +83,7 @@ def _train(args, env, heartbeat):
                          f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
     config = llama_config(args.model, vocab_size).check(args.tensor_parallel)
     weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed)))
+    forward = _compiled(weights.model, device) if args.compile else weights.model
     optimizer = build_optimizer(weights.stepped, args, groups)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
     run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
@@ -120,7 +122,7 @@ def _train(args, env, heartbeat):
         loss_sum = None
         for batch in device.micro_batches([{"ids": ids} for ids in batches]):
             with device.autocast():
-                loss = weights.model(batch["ids"], batch["ids"]) / len(batches)
+                loss = forward(batch["ids"], batch["ids"]) / len(batches)
             loss.backward()
             loss_sum = loss.detach().float() if loss_sum is None else loss_sum + loss.detach().float()
         named = list(weights.model.named_parameters())
@@ -161,6 +163,18 @@ def _train(args, env, heartbeat):
     device.barrier()
     device.shutdown()
     return losses
+
+
+def _compiled(model, device):
+    """torch.compile's version of `model` (the same parameters): fused kernels for the
+    memory-bound parts of a step (norms, rotary, the loss), which eager PyTorch runs one by one."""
+    if not hasattr(torch, "compile"):
+        raise UsageError(f"--compile needs torch >= 2.0; this is torch {torch.__version__}: leave --compile "
+                         "out")
+    if device.kind == "xla":
+        raise UsageError("--compile on XLA: torch-xla traces and compiles the step's graph itself; leave "
+                         "--compile out")
+    return torch.compile(model)
 
 
 def _metrics_file(output, start):
