@@ -131,8 +131,9 @@ def _train(args, env, heartbeat):
         lr = schedule.apply(optimizer, step)
         saves.fence()
         weights.optimizer_step(optimizer)
-        optimizer.zero_grad(set_to_none=False)
         weights.model.zero_grad(set_to_none=False)
+        if weights.master:  # the fp32 copies' gradients are made anew from the model's each step
+            optimizer.zero_grad(set_to_none=True)
         device.step_end()
         consumed += args.global_batch
         losses.append(loss_sum.item())  # after the step's graph ran (XLA): no extra graph cut
