@@ -1,4 +1,5 @@
-"""Command line: pretrain, prepare-data, prepare-lm, plot. Exit statuses are listed in errors.py."""
+"""Command line: pretrain, finetune, prepare-data, pretrain-lm, prepare-lm, convert, plot, plot-sweep. Exit
+statuses are listed in errors.py."""
 
 import argparse
 import importlib
@@ -164,7 +165,7 @@ def _convert_parser(sub):
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="python3 -m trn_trainer",
-                                     description="BERT pre-training for Trainium, CUDA and CPU")
+                                     description="BERT and Llama training for Trainium, CUDA and CPU")
     parser.add_argument("--version", action="version", version=__version__)
     sub = parser.add_subparsers(dest="command", required=True)
     _pretrain_parser(sub)
