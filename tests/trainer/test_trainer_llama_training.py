@@ -58,6 +58,7 @@ def test_a_run_stopped_between_checkpoints_resumes_to_the_same_losses(lm_data, t
                         "--global-batch", "8", "--steps", "8", "--tensor-parallel", "1"], timeout=120)
     assert done.returncode != 0  # torchrun exits 1 when its workers exit 4
     assert "written with tensor parallel 2, this run has 1" in done.stdout + done.stderr
+    assert "skipping checkpoint" not in done.stdout + done.stderr  # a run that cannot use it stops
 
 
 def test_graph_extraction_neither_resumes_nor_writes(lm_data, tmp_path):

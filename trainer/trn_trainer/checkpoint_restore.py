@@ -60,13 +60,18 @@ def load_step(tiers, step):
     return checkpoint.check_loaded(assemble(shares.pop(0), shares)), sources
 
 
-def load_newest(tiers, warn):
+def load_newest(tiers, warn, load=load_step):
     """(state, step, tiers read) of the newest loadable checkpoint; (None, -1, set()) when there
-    is none. Checkpoints present but none loadable is an error: starting over would delete them."""
+    is none. load(tiers, step) -> (state, tiers read) reads one (default: the whole state). A
+    checkpoint that cannot be read is skipped with a warning; one the run cannot use
+    (CheckpointError) stops it; checkpoints present but none loadable is an error: starting over
+    would delete them."""
     candidates = candidate_steps(tiers)
     for step in candidates:
         try:
-            state, sources = load_step(tiers, step)
+            state, sources = load(tiers, step)
+        except CheckpointError:
+            raise
         except Exception as e:  # truncated zip, checksum, pickle errors: fall back to an older one
             warn(f"warning: skipping checkpoint {tiers.path(step)}: cannot be loaded ({type(e).__name__}: "
                  f"{str(e).splitlines()[0] if str(e) else ''}); trying an older one")

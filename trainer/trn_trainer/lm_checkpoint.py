@@ -11,7 +11,8 @@ ZeRO-1 the AdamW state is not replicated: each rank writes its own partition of 
 """
 
 from . import checkpoint
-from .checkpoint_restore import candidate_steps, read_shard_any_tier, read_step_manifest
+from .checkpoint_restore import load_newest as load_newest_checkpoint
+from .checkpoint_restore import read_shard_any_tier, read_step_manifest
 from .checkpoint_shards import assemble, share_of
 from .errors import CheckpointError
 
@@ -44,9 +45,12 @@ def column_ranks(tp_rank, tp_size, world_size):
     return list(range(tp_rank, world_size, tp_size))
 
 
-def _head(tiers, manifest, step, tp_rank):
-    entries = {e["rank"]: e for e in manifest["shards"]}
-    return checkpoint.check_loaded(read_entry(tiers, entries[tp_rank])) if tp_rank in entries else None
+def _column_state(tiers, entries, head, tp_rank, tp_size, world_size):
+    """Tensor-parallel rank `tp_rank`'s whole state: its column's head and the other ranks'
+    parts put together; the parts by data-parallel rank."""
+    column = column_ranks(tp_rank, tp_size, world_size)
+    parts = {dp_rank: read_entry(tiers, entries[r]) for dp_rank, r in enumerate(column) if dp_rank}
+    return assemble(head, parts), parts
 
 
 def _check_run(head, step, where, groups, zero1, run):
@@ -73,15 +77,14 @@ def load_step(tiers, step, groups, zero1, run):
     (with ZeRO-1, its own partition under ZERO1_PARTITION). CheckpointError when the run's
     settings differ; ValueError when a shard cannot be read whole."""
     manifest = read_step_manifest(tiers, step)
-    head = _head(tiers, manifest, step, groups.tp.rank)
-    saved = _check_run(head, step, tiers.path(step), groups, zero1, run)
     entries = {e["rank"]: e for e in manifest["shards"]}
+    tp_rank = groups.tp.rank
+    head = checkpoint.check_loaded(read_entry(tiers, entries[tp_rank])) if tp_rank in entries else None
+    saved = _check_run(head, step, tiers.path(step), groups, zero1, run)
     world = groups.tp.size * saved["data_parallel"]
     if manifest["world_size"] != world:
         raise ValueError(f"its manifest lists {manifest['world_size']} shards, not {world}")
-    column = column_ranks(groups.tp.rank, groups.tp.size, world)
-    parts = {dp_rank: read_entry(tiers, entries[r]) for dp_rank, r in enumerate(column) if dp_rank}
-    state = assemble(head, parts)
+    state, parts = _column_state(tiers, entries, head, tp_rank, groups.tp.size, world)
     if zero1:
         mine = head if groups.dp_rank == 0 else parts[groups.dp_rank]
         state[ZERO1_PARTITION] = mine[ZERO1_PARTITION]
@@ -89,20 +92,11 @@ def load_step(tiers, step, groups, zero1, run):
 
 
 def load_newest(tiers, groups, zero1, run, warn):
-    """(state, step) of the newest checkpoint this rank can load; (None, -1) without one. A
-    checkpoint that cannot be read is skipped with a warning; one of other settings is an error."""
-    candidates = candidate_steps(tiers)
-    for step in candidates:
-        try:
-            return load_step(tiers, step, groups, zero1, run), step
-        except (ValueError, KeyError, OSError, RuntimeError) as e:
-            warn(f"warning: skipping checkpoint {tiers.path(step)}: cannot be loaded ({type(e).__name__}: "
-                 f"{str(e).splitlines()[0] if str(e) else ''}); trying an older one")
-    if candidates:
-        raise CheckpointError(
-            f"none of the {len(candidates)} checkpoint(s) in {tiers.shared} can be loaded (see the "
-            "warnings above); move them away, or pass --no-resume to start over")
-    return None, -1
+    """(state, step) of the newest checkpoint this rank can load; (None, -1) without one
+    (checkpoint_restore.load_newest's rules)."""
+    state, step, _ = load_newest_checkpoint(
+        tiers, warn, load=lambda t, s: (load_step(t, s, groups, zero1, run), set()))
+    return state, step
 
 
 def model_shards(tiers, step):
@@ -115,8 +109,6 @@ def model_shards(tiers, step):
     tp, world = saved["tensor_parallel"], manifest["world_size"]
     shards = []
     for tp_rank in range(tp):
-        column = column_ranks(tp_rank, tp, world)
-        head = head0 if tp_rank == 0 else read_entry(tiers, entries[column[0]])
-        parts = {d: read_entry(tiers, entries[r]) for d, r in enumerate(column) if d}
-        shards.append(assemble(head, parts)["model"])
+        head = head0 if tp_rank == 0 else read_entry(tiers, entries[tp_rank])  # its column's first
+        shards.append(_column_state(tiers, entries, head, tp_rank, tp, world)[0]["model"])
     return shards, saved
