@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What the tools print, held against recorded files (tests/unit/run/recorded_outputs/): the
+# --help of every tool, and trn-run's --plan and --plan --json for every bundled profile, both
+# planned for nodes away from here (--nodes) and for this node as one instance (--launcher local
+# on a recorded trn1.32xlarge tree). A refactoring that changes none of them passes; a change of
+# behaviour shows as a diff. After an intended change: record again with --record and read the
+# diff before committing it.
+# usage: recorded_outputs_cli_test.sh BIN_DIR SOURCE_DIR [--record]
+set -uo pipefail
+bin=$1
+source_dir=$2
+record=${3:-}
+recorded=$source_dir/tests/unit/run/recorded_outputs
+fixture=$source_dir/tests/fixtures/trn1.32xlarge
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Nothing of the machine's own: no Slurm job or controller (a sinfo that fails as it does without
+# one), no launcher variables, no TRN_ settings, a fixed home and output root.
+mkdir "$work/bin" "$work/home"
+printf '#!/bin/sh\necho "sinfo: error: Could not establish a configuration source" >&2\nexit 1\n' \
+  >"$work/bin/sinfo"
+chmod +x "$work/bin/sinfo"
+clean=(env -i PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" HOME="$work/home" LANG=C.UTF-8 COLUMNS=100)
+
+failures=0
+[[ $record == --record ]] && mkdir -p "$recorded"
+# check NAME COMMAND...: the command's exit status, stdout and stderr against recorded/NAME.txt.
+check() {
+  local name=$1
+  shift
+  local status=0
+  (cd "$work" && "${clean[@]}" "$@") >"$work/stdout" 2>"$work/stderr" || status=$?
+  {
+    echo "exit $status"
+    echo "--- stdout"
+    cat "$work/stdout"
+    echo "--- stderr"
+    cat "$work/stderr"
+  } | sed -E -e "s#$work#WORK#g" -e "s#$source_dir#SOURCE#g" \
+    -e 's#local-[0-9]{8}-[0-9]{6}#local-TIME#g' >"$work/got"
+  if [[ $record == --record ]]; then
+    cp "$work/got" "$recorded/$name.txt"
+  elif ! diff -u "$recorded/$name.txt" "$work/got" >"$work/diff"; then
+    echo "FAIL: $name ($*) differs from its recording:" >&2
+    head -n 40 "$work/diff" >&2
+    failures=$((failures + 1))
+  fi
+}
+
+for tool in trn-run trn-compile trn-topo trn-cache trn-cluster trn-health; do
+  check "help-$tool" "$bin/$tool" --help
+done
+for profile_file in "$source_dir"/launcher/profiles/*.yaml; do
+  profile=$(basename "$profile_file" .yaml)
+  check "plan-$profile" "$bin/trn-run" "$profile" --plan --nodes 4
+  check "plan-json-$profile" "$bin/trn-run" "$profile" --plan --nodes 4 --json
+  check "plan-local-$profile" "$bin/trn-run" "$profile" --plan --launcher local --fsroot "$fixture"
+  check "plan-local-json-$profile" "$bin/trn-run" "$profile" --plan --json --launcher local \
+    --fsroot "$fixture"
+done
+check sweep-bert_pretrain "$bin/trn-run" bert_pretrain --plan --nodes 16 --sweep 1,2,4,8,16
+check sweep-json-llama2_7b "$bin/trn-run" llama2_7b --plan --nodes 4 --sweep 1,2,4,8 --json
+check compile-plan-bert_tiny "$bin/trn-compile" bert_tiny --plan --nodes 2
+
+[[ $record == --record ]] && { echo "recorded into $recorded"; exit 0; }
+[[ $failures -eq 0 ]] || { echo "$failures output(s) differ from their recordings" >&2; exit 1; }
+echo "every output as recorded"
