@@ -2,10 +2,15 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "install_layout.hpp"
 #include "node_facts.hpp"
+#include "run_nodes.hpp"
+#include "run_plan.hpp"
+#include "run_start.hpp"
 #include "trn/health/step_verdict.hpp"
 
 namespace trn::launcher {
@@ -22,5 +27,13 @@ struct HealthGateResult {
 HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
                                  const std::vector<NodeFacts>& nodes, const std::string& fsroot,
                                  const std::vector<std::string>& srun_selection = {});
+
+// Stage 5, in a Slurm job: the gate on the job's nodes before anything compiles. No job starts
+// on a sick node: it is drained and left out, a healthy spare takes its place or the plan goes
+// on with fewer nodes when it allows (`run` replanned, phases["health"] reported); else the job
+// is requeued, or fails, and its exit code is returned.
+std::optional<int> gate_job_health(const RunStart& start, const RunNodes& seen,
+                                   const plan::Profile& profile, const InstallLayout& layout,
+                                   const std::string& fsroot, RunPlan& run, nlohmann::json& phases);
 
 }  // namespace trn::launcher

@@ -1,0 +1,188 @@
+#include "run_plan.hpp"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include "common/exit_codes.hpp"
+#include "plan_forecast.hpp"
+#include "trn/common/env_value.hpp"
+#include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
+#include "trn/forecast/sweep_report.hpp"
+#include "trn/plan/plan_report.hpp"
+#include "trn/plan/profile_keys.hpp"
+#include "trn/plan/profile_search.hpp"
+#include "trn/run/run_continuation.hpp"
+#include "trn/run/spare_swap.hpp"
+
+namespace trn::launcher {
+namespace {
+
+// The plan's line naming the launcher and why it was chosen.
+std::string launcher_line(const run::LaunchEnvironment& launch) {
+  return "launcher          " + std::string(run::to_string(launch.launcher)) + " (" +
+         launch.reason + ")\n";
+}
+
+nlohmann::json launcher_json(const run::LaunchEnvironment& launch) {
+  return {{"name", run::to_string(launch.launcher)}, {"reason", launch.reason}};
+}
+
+// Slurm ends a job at scancel or its time limit without a word from us: say up front how to go
+// on from the checkpoints.
+void print_how_to_continue(const plan::Plan& plan, const std::string& run_dir, unsigned nnodes,
+                           const std::string& profile) {
+  if (plan.resumable) {
+    std::cout << "trn-run: run directory " << run_dir
+              << "; if the job stops early (scancel, time limit), continue it with: sbatch --nodes="
+              << nnodes << " trn-run " << profile << " --resume " << run_dir << '\n';
+  } else {
+    std::cout << "trn-run: run directory " << run_dir
+              << "; the profile's command takes no checkpoint placeholder (see resume above): a "
+                 "job that stops early starts over\n";
+  }
+  std::cout << std::flush;
+}
+
+// The run directory's name where no Slurm job names it: the launcher's job, the same on every
+// node and retry; a single instance's run is named by its start time (--resume continues it).
+std::string own_run_name(const run::LaunchEnvironment& launch) {
+  if (!launch.run_name.empty()) return launch.run_name;
+  if (launch.launcher != run::Launcher::kLocal) return std::string(run::to_string(launch.launcher));
+  const auto now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "local-%Y%m%d-%H%M%S", &local);
+  return stamp;
+}
+
+}  // namespace
+
+plan::Profile load_run_profile(const RunOptions& options, const run::LaunchEnvironment& launch,
+                               const InstallLayout& layout) {
+  const auto env_lookup = [](const std::string& name) { return env_value(name); };
+  auto profile = plan::load_profile(options.profile,
+                                    plan::profile_search_dirs(env_lookup, layout.profile_dirs));
+  // SageMaker syncs /opt/ml/checkpoints with S3 and restores it when the job restarts.
+  if (launch.launcher == run::Launcher::kSageMaker)
+    plan::apply_override(profile, "output_root", "/opt/ml/checkpoints");
+  for (const auto& [key, value] : options.flags) plan::apply_override(profile, key, value);
+  for (const auto& assignment : options.sets) plan::apply_set_option(profile, assignment);
+  return profile;
+}
+
+RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::Profile& profile,
+                 const RunNodes& seen) {
+  const auto& nodes = seen.nodes;
+  const auto& allocation = start.allocation;
+  RunPlan run;
+  run.spares = static_cast<std::size_t>(profile.spare_nodes);
+  if (run.spares > 0 && run.spares >= nodes.size()) {
+    throw Error("spare_nodes " + std::to_string(run.spares) + " leaves none of the " +
+                std::to_string(nodes.size()) + " node(s) to train on: keep fewer spares " +
+                "(--spare-nodes) or submit with more nodes (sbatch --nodes=" +
+                std::to_string(nodes.size() + run.spares) + ")");
+  }
+  // The job's first nodes train, its last `spares` wait to replace a lost one.
+  run.job_order = node_names(nodes);
+  const auto selection = seen.job_nodes ? run::select_training_nodes(run.job_order, {}, run.spares)
+                                        : run::NodeSelection{};
+  std::vector<plan::NodeCores> node_cores;
+  node_cores.reserve(nodes.size());
+  // By position, not name: an agent's or a planned job's nodes share one name.
+  for (std::size_t i = 0; i < nodes.size() - run.spares; ++i)
+    node_cores.push_back({nodes[i].node, nodes[i].neuron_cores});
+  auto& request = run.request;
+  request.cluster = plan::cluster_shape_of(
+      node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
+  request.cluster.instance_type = nodes.front().instance_type;
+  if (options.run_dir) request.run_dir = *options.run_dir;
+  request.extra_args = options.trainer_args;
+  request.home = env_value("HOME").value_or("");
+  const bool own_workers = starts_own_workers(start.launch.launcher);
+  if (own_workers) {
+    request.run_name = own_run_name(start.launch);
+    // Every node decides alike: a committed checkpoint is there before any node trains.
+    request.run_dir_decides = false;
+  }
+  request.continues_run = options.resume || (allocation && allocation->restart_count > 0);
+  if (own_workers && !request.continues_run) {
+    const auto planned = plan::make_plan(profile, request);
+    request.continues_run = run::newest_checkpoint(planned.run_dir) >= 0;
+  }
+  run.plan = plan::make_plan(profile, request);
+  run.plan.spare_nodes = selection.spares;
+  return run;
+}
+
+void check_plan_runs_here(const RunOptions& options, const RunStart& start, const RunPlan& run) {
+  if (starts_own_workers(start.launch.launcher) && run.plan.launch == plan::LaunchMode::kMpirun &&
+      !options.plan_only) {
+    throw Error("profile " + options.profile +
+                ": launch: mpirun makes the workers one MPI job, which srun --mpi=pmix starts "
+                "inside a Slurm job; started by " +
+                std::string(run::to_string(start.launch.launcher)) +
+                ", trn-run starts them itself without MPI: use --set launch=per-core (each worker "
+                "gets RANK, WORLD_SIZE and MASTER_ADDR) or submit with sbatch");
+  }
+  if (options.run_dir) {
+    run::check_run_dir_continues(run.plan.run_dir, run.plan,
+                                 (options.resume ? "--resume " : "--run-dir ") + *options.run_dir,
+                                 options.resume);
+  }
+}
+
+int print_plan_or_sweep(const RunOptions& options, const RunStart& start,
+                        const plan::Profile& profile, const RunPlan& run,
+                        const InstallLayout& layout) {
+  if (options.forecast.sweep)
+    return print_sweep(profile, run.request, run.plan, options.forecast, options.json,
+                       layout.trainer_dir);
+  std::string why_not;
+  const auto setup = plan_forecast(run.plan, options.forecast, why_not);
+  if (options.json) {
+    auto doc = plan::to_json(run.plan);
+    if (setup) doc["forecast"] = forecast::forecast_json(run.plan, *setup);
+    doc["launcher"] = launcher_json(start.launch);
+    std::cout << doc.dump(2) << '\n';
+  } else {
+    std::cout << forecast_headline(run.plan, setup, why_not) << '\n'
+              << plan::render_plan_text(run.plan) << launcher_line(start.launch);
+  }
+  return kSuccess;
+}
+
+std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunStart& start,
+                                           const plan::Plan& plan) {
+  std::filesystem::create_directories(plan.run_dir / "logs");
+  auto plan_doc = plan::to_json(plan);
+  plan_doc["launcher"] = launcher_json(start.launch);
+  if (start.launch.node_rank == 0)
+    write_file_atomically(plan.run_dir / "plan.json", plan_doc.dump(2) + "\n", 0644);
+  // The forecast of the plan the job runs: its first line, and results.json's comparison.
+  std::string why_not;
+  const auto setup = plan_forecast(plan, options.forecast, why_not);
+  std::optional<nlohmann::json> predicted;
+  if (setup) predicted = forecast::forecast_json(plan, *setup);
+  std::cout << forecast_headline(plan, setup, why_not) << '\n'
+            << plan::render_plan_text(plan) << launcher_line(start.launch);
+  const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
+  if (start.kind == StartKind::kOwnWorkers) {
+    std::cout << "trn-run: run directory " << run_dir
+              << (plan.resume ? " (resuming from its newest checkpoint)" : "") << '\n'
+              << std::flush;
+  } else {
+    print_how_to_continue(plan, run_dir, start.allocation->nnodes, options.profile);
+    if (start.allocation->restart_count > 0) {
+      std::cout << "trn-run: restart " << start.allocation->restart_count << ": resuming in "
+                << plan.run_dir.string() << '\n';
+    }
+  }
+  return predicted;
+}
+
+}  // namespace trn::launcher
