@@ -11,7 +11,7 @@ constexpr std::string_view k216 = "general/benchmarks/trn1/training_data_decoder
 constexpr std::string_view k226 = "general/benchmarks/trn1/training_data_encoder.csv (Neuron 2.26)";
 constexpr std::string_view k227 =
     "about-neuron/benchmarks/trn1/training_data_encoder.csv (Neuron 2.27)";
-constexpr std::string_view k228 = "Neuron performance page, Neuron 2.28 (FACTS 1)";
+constexpr std::string_view k228 = "Neuron trn1 training performance page (Neuron 2.28)";
 
 using R = PointRole;
 constexpr std::array kPoints{
