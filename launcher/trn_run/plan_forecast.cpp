@@ -1,5 +1,11 @@
 #include "plan_forecast.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include "common/exit_codes.hpp"
@@ -22,6 +28,33 @@ std::optional<forecast::ForecastSetup> plan_forecast(const plan::Plan& plan,
   return forecast::forecast_setup(plan, measured, options.prices, why_not);
 }
 
+void check_png_file(const std::string& file) {
+  namespace fs = std::filesystem;
+  const fs::path path(file);
+  std::error_code error;
+  if (fs::is_directory(path, error)) {
+    throw Error("--png " + file + ": is a folder: name the PNG file (e.g. --png " +
+                (path / "sweep.png").string() + ")");
+  }
+  const fs::path folder = path.parent_path().empty() ? fs::path(".") : path.parent_path();
+  if (!fs::exists(folder, error)) {
+    throw Error("--png " + file + ": the folder " + folder.string() +
+                " does not exist: make it first, or name a file in another folder");
+  }
+  if (!fs::is_directory(folder, error)) {
+    throw Error("--png " + file + ": " + folder.string() + " is not a folder: name another file");
+  }
+  // Root passes every permission check, so only a real file shows that the folder takes one.
+  std::string probe = (folder / ".trn-run-png-XXXXXX").string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) {
+    throw Error("--png " + file + ": cannot write in " + folder.string() + " (" +
+                std::strerror(errno) + "): name a file in a folder you can write");
+  }
+  close(fd);
+  fs::remove(probe, error);
+}
+
 std::string forecast_headline(const plan::Plan& plan,
                               const std::optional<forecast::ForecastSetup>& setup,
                               const std::string& why_not) {
@@ -38,6 +71,8 @@ void write_png(const std::string& file, const nlohmann::json& sweep,
   write_file_atomically(json_file, sweep.dump(2) + "\n", 0644);
   ProcessOptions process;
   process.stdin_dev_null = true;
+  // The plotter's messages go to stderr: stdout holds the sweep (--json, --csv) alone.
+  process.output_fd = STDERR_FILENO;
   process.extra_env.emplace(env::kPythonPath, trainer_python_path(trainer_dir));
   const int status = wait_process(start_process(
       {"python3", "-m", "trn_trainer", "plot-sweep", "--input", json_file, "--output", file},
@@ -62,8 +97,11 @@ int print_sweep(const plan::Profile& profile, const plan::PlanRequest& request,
   std::string why_not;
   const auto setup = plan_forecast(plan, options, why_not);
   if (!setup) {
+    // Only the missing key is worth naming: a profile that sets it needs another calibration.
     throw Error("--sweep: nothing to forecast: " + why_not +
-                " (set forecast_model in the profile, or --set forecast_model=bert-large)");
+                (plan.forecast_model.empty()
+                     ? " (set forecast_model in the profile, or --set forecast_model=bert-large)"
+                     : ""));
   }
   const auto rows = forecast::sweep(profile, request, counts, *setup);
   const auto doc = forecast::sweep_json(plan, *setup, rows);

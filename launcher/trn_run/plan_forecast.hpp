@@ -25,6 +25,10 @@ std::optional<forecast::ForecastSetup> plan_forecast(const plan::Plan& plan,
                                                      const ForecastOptions& options,
                                                      std::string& why_not);
 
+// --png FILE names a file trn-run can write: a folder, a missing or unwritable folder is bad
+// input (trn::Error naming the path), found before anything is planned.
+void check_png_file(const std::string& file);
+
 // "forecast: ..." or "forecast: none (why)", the first line of every plan trn-run prints, for
 // what plan_forecast returned.
 std::string forecast_headline(const plan::Plan& plan,

@@ -38,7 +38,9 @@ RunNodes gather_run_nodes(const RunOptions& options, const RunStart& start,
       seen.job_nodes = true;
       break;
     case StartKind::kPlanAway:
-    case StartKind::kMpiLauncher:  // never here: run_command hands it to mpirun first
+    case StartKind::kMpiLauncher: {  // never here: run_command hands it to mpirun first
+      // --nodes, or one node for a sweep (which plans each of its counts itself).
+      const unsigned planned_count = options.nodes.value_or(1);
       if (const auto instance =
               planned_instance(options.instance_type,
                                allocation && !allocation->partition.empty()
@@ -48,13 +50,14 @@ RunNodes gather_run_nodes(const RunOptions& options, const RunStart& start,
         // No allocation shows the compute nodes: this node (a head node, say) is not one of them.
         std::cerr << "trn-run: planning for " << instance->type << " nodes (" << instance->source
                   << ")\n";
-        nodes = planned_nodes(*instance, *options.nodes);
+        nodes = planned_nodes(*instance, planned_count);
       } else {
         const auto local = local_node_facts(options.fsroot);
-        for (unsigned i = 0; i < *options.nodes; ++i) nodes.push_back(local);
+        for (unsigned i = 0; i < planned_count; ++i) nodes.push_back(local);
         for (auto& node : nodes) node.node.clear();
       }
       break;
+    }
   }
   check_uniform(nodes);
   if (seen.job_nodes)

@@ -144,6 +144,11 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   if (values.count("sweep")) options.forecast.sweep = values["sweep"].as<std::string>();
   if (values.count("calibrate")) options.forecast.calibrate = values["calibrate"].as<std::string>();
   if (values.count("png")) options.forecast.png = values["png"].as<std::string>();
+  if (options.json && options.forecast.csv) {
+    throw Error(
+        "--json and --csv: give one (--json prints the plan or sweep as JSON, --csv the "
+        "sweep as CSV)");
+  }
   if ((options.forecast.sweep || options.forecast.csv || options.forecast.png) &&
       !options.plan_only) {
     throw Error(
@@ -153,6 +158,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   if ((options.forecast.csv || options.forecast.png) && !options.forecast.sweep) {
     throw Error("--csv and --png print a sweep: add --sweep COUNTS");
   }
+  if (options.forecast.png) check_png_file(*options.forecast.png);
   const auto price = [](const std::string& text, const char* option) -> std::optional<double> {
     if (text.empty()) return std::nullopt;
     char* end = nullptr;

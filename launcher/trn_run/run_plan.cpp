@@ -11,6 +11,7 @@
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
+#include "trn/forecast/sweep.hpp"
 #include "trn/forecast/sweep_report.hpp"
 #include "trn/plan/plan_report.hpp"
 #include "trn/plan/profile_keys.hpp"
@@ -60,6 +61,27 @@ std::string own_run_name(const run::LaunchEnvironment& launch) {
   return stamp;
 }
 
+// A sweep's own plan (its profile, model and node type for the forecast): the plan on its first
+// node count that plans; --nodes plays no part. When no count plans, the first count's reason.
+template <typename MakePlan>
+plan::Plan first_plan_of_sweep(const std::string& counts_text, const plan::PlanRequest& request,
+                               const MakePlan& make) {
+  const auto counts = forecast::parse_node_counts(counts_text);
+  std::string first_reason;
+  for (const auto count : counts) {
+    auto at = request;
+    at.cluster.nodes = count;
+    at.cluster.node_names.clear();
+    try {
+      return make(at);
+    } catch (const Error& error) {
+      if (first_reason.empty()) first_reason = error.what();
+    }
+  }
+  throw Error("--sweep " + counts_text + ": no node count of the sweep plans; at " +
+              std::to_string(counts.front()) + ": " + first_reason);
+}
+
 }  // namespace
 
 plan::Profile load_run_profile(const RunOptions& options, const run::LaunchEnvironment& launch,
@@ -100,6 +122,8 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
   request.cluster = plan::cluster_shape_of(
       node_cores, allocation ? std::optional(allocation->job_id) : std::nullopt);
   request.cluster.instance_type = nodes.front().instance_type;
+  // Planned away from the nodes: no names to show (the plan names the count and the type).
+  if (start.kind == StartKind::kPlanAway) request.cluster.node_names.clear();
   if (options.run_dir) request.run_dir = *options.run_dir;
   request.extra_args = options.trainer_args;
   request.home = env_value("HOME").value_or("");
@@ -110,11 +134,18 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
     request.run_dir_decides = false;
   }
   request.continues_run = options.resume || (allocation && allocation->restart_count > 0);
-  if (own_workers && !request.continues_run) {
-    const auto planned = plan::make_plan(profile, request);
-    request.continues_run = run::newest_checkpoint(planned.run_dir) >= 0;
+  const auto make = [&](plan::PlanRequest& at) {
+    if (own_workers && !at.continues_run) {
+      const auto planned = plan::make_plan(profile, at);
+      at.continues_run = run::newest_checkpoint(planned.run_dir) >= 0;
+    }
+    return plan::make_plan(profile, at);
+  };
+  if (options.forecast.sweep) {
+    run.plan = first_plan_of_sweep(*options.forecast.sweep, request, make);
+  } else {
+    run.plan = make(request);
   }
-  run.plan = plan::make_plan(profile, request);
   run.plan.spare_nodes = selection.spares;
   return run;
 }

@@ -71,7 +71,8 @@ RunStart resolve_start(const RunOptions& options, Mode mode, const run::EnvLooku
   auto allocation = run::read_slurm_allocation(env);
   start.launch = detect_launcher(options, env);
   const bool own_workers = starts_own_workers(start.launch.launcher);
-  const bool plan_away = options.plan_only && options.nodes.has_value();
+  // A sweep plans for many node counts of the compute nodes' type, none of them --nodes.
+  const bool plan_away = options.plan_only && (options.nodes || options.forecast.sweep);
   if (!plan_away) {
     if (const auto why = cannot_train(start.launch, allocation, options, env); !why.empty())
       throw Error(why);
@@ -97,10 +98,11 @@ RunStart resolve_start(const RunOptions& options, Mode mode, const run::EnvLooku
     start.kind = StartKind::kOwnWorkers;
   else if (agent)
     start.kind = StartKind::kCompileAgent;
-  else if (allocation && (!options.nodes || *options.nodes == allocation->nnodes))
+  else if (allocation && !options.forecast.sweep &&
+           (!options.nodes || *options.nodes == allocation->nnodes))
     start.kind = StartKind::kSlurmJob;
   else
-    start.kind = StartKind::kPlanAway;  // only --plan --nodes N gets here (checked above)
+    start.kind = StartKind::kPlanAway;  // only --plan --nodes N or --sweep gets here (see above)
   start.allocation = std::move(allocation);
   return start;
 }

@@ -75,7 +75,12 @@ std::vector<PlanField> all_fields() {
        .placeholder = "nodes",
        .value = [](const Plan& p, bool) -> Value { return n(p.nodes); },
        .label = "nodes",
-       .rows = [](const Plan& p) -> Rows { return {n(p.nodes) + node_names(p.node_list)}; }},
+       .rows = [](const Plan& p) -> Rows {
+         if (!p.node_list.empty()) return {n(p.nodes) + node_names(p.node_list)};
+         // Planned without an allocation (trn-run --plan --nodes N on a head node).
+         return {n(p.nodes) + (p.instance_type.empty() ? "" : " x " + p.instance_type) +
+                 " (planned: no job shows the nodes)"};
+       }},
       {.json_key = "node_list", .json = [](const Plan& p) { return nlohmann::json(p.node_list); }},
       {.json_key = "instance_type",
        .json =

@@ -54,4 +54,32 @@ echo '{"plan": {"nodes": 1, "workers_per_node": 1, "tensor_parallel": 1, "pipeli
 expect_error "that run was on CPU nodes and this plan is for trn1.32xlarge nodes" "${trn1[@]}" --calibrate "$out/cpu-run"
 sweep=$(run bert_tiny --plan --nodes 1 --sweep 1,2 --calibrate "$out/cpu-run") || fail "calibrated sweep: $(cat "$out/stderr")"
 grep -q "calibrated from measured run $out/cpu-run/results.json (1 node(s))" <<<"$sweep" || fail "calibrated sweep: $sweep"
+# README's sweep as written, on a machine that is not a compute node (no --nodes, no Neuron, no
+# Slurm job): the compute nodes' type, here the profile's instance_type, gives rows for 1-16 nodes;
+# --instance-type gives the same.
+readme=$(run bert_pretrain --plan --sweep 1,2,4,8,16) || fail "README's sweep: $(cat "$out/stderr")"
+[[ $(grep -cE '^ +(1|2|4|8|16) +[0-9]+ ' <<<"$readme") == 5 ]] || fail "README's sweep has no 5 rows: $readme"
+grep -qF "trn1.32xlarge" <<<"$readme" || fail "README's sweep is not for trn1.32xlarge: $readme"
+typed=$(run bert_pretrain --plan --sweep 1,2,4,8,16 --instance-type trn1.32xlarge) || fail "typed sweep: $(cat "$out/stderr")"
+[[ $typed == "$readme" ]] || fail "--instance-type trn1.32xlarge sweeps otherwise: $typed"
+# A sweep does not depend on --nodes, even one that cannot plan itself.
+tp32=(llama2_7b --plan --sweep 1,2,4,8 --set tensor_parallel=32 --set pipeline_parallel=4)
+one=$(run "${tp32[@]}" --nodes 1) || fail "sweep with an infeasible --nodes 1: $(cat "$out/stderr")"
+four=$(run "${tp32[@]}" --nodes 4) || fail "sweep with --nodes 4: $(cat "$out/stderr")"
+none=$(run "${tp32[@]}") || fail "sweep without --nodes: $(cat "$out/stderr")"
+[[ $one == "$four" && $none == "$four" ]] || fail "the sweep depends on --nodes: $one // $four // $none"
+[[ $(grep -cE '^ +(1|2) +infeasible' <<<"$four") == 2 ]] || fail "1 and 2 nodes not marked infeasible: $four"
+# A refusal never asks for a key the profile already sets.
+run bert_tiny --plan --nodes 2 --sweep 1,2 >/dev/null 2>&1 || true
+! grep -q "set forecast_model" "$out/stderr" || fail "asks to set forecast_model, which bert_tiny sets: $(cat "$out/stderr")"
+# --png names a file it can write: a folder, a missing parent folder or an unwritable place is
+# bad input naming the path, and nothing claims success.
+expect_error "--png $out: is a folder: name the PNG file" "${trn1[@]}" --sweep 1,2 --png "$out"
+expect_error "--png $out/none/sweep.png: the folder $out/none does not exist" "${trn1[@]}" --sweep 1,2 --png "$out/none/sweep.png"
+expect_error "--png /proc/sweep.png: cannot write in /proc" "${trn1[@]}" --sweep 1,2 --png /proc/sweep.png
+# Machine-readable output stays that: messages go to stderr, and one format at a time.
+run "${trn1[@]}" --sweep 1,2 --json --png "$out/json.png" | /usr/bin/python3 -c 'import json, sys; json.load(sys.stdin)' ||
+  fail "--json --png does not print valid JSON"
+[[ $(run "${trn1[@]}" --sweep 1,2 --csv --png "$out/csv.png" | head -n 1) == nodes,* ]] || fail "--csv --png: a message before the header"
+expect_error "--json and --csv: give one" "${trn1[@]}" --sweep 1,2 --json --csv
 echo "ok: trn-run's forecast line, sweeps in every format, and their bad input"

@@ -23,6 +23,7 @@ printf '#!/bin/sh\necho "sinfo: error: Could not establish a configuration sourc
 chmod +x "$work/bin/sinfo"
 clean=(env -i PATH="$work/bin:/usr/local/bin:/usr/bin:/bin" HOME="$work/home" LANG=C.UTF-8 COLUMNS=100)
 
+host=$(hostname)
 failures=0
 [[ $record == --record ]] && mkdir -p "$recorded"
 # check NAME COMMAND...: the command's exit status, stdout and stderr against recorded/NAME.txt.
@@ -38,7 +39,7 @@ check() {
     echo "--- stderr"
     cat "$work/stderr"
   } | sed -E -e "s#$work#WORK#g" -e "s#$source_dir#SOURCE#g" \
-    -e 's#local-[0-9]{8}-[0-9]{6}#local-TIME#g' >"$work/got"
+    -e 's#local-[0-9]{8}-[0-9]{6}#local-TIME#g' -e "s#\b$host\b#HOST#g" >"$work/got"
   if [[ $record == --record ]]; then
     cp "$work/got" "$recorded/$name.txt"
   elif ! diff -u "$recorded/$name.txt" "$work/got" >"$work/diff"; then
