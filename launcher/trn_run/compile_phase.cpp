@@ -159,8 +159,9 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto log_dir = plan.run_dir / "logs";
   const auto suffix = "_" + std::to_string(plan.nodes) + ".log";
   auto argv = one_task_per_node(request);
-  argv.insert(argv.end(), {"--label", "--output=" + (log_dir / ("compile_%N" + suffix)).string(),
-                           request.launcher.string(), "compile-agent", "--"});
+  argv.insert(argv.end(), {"--label", "--output=" + (log_dir / ("compile_%N" + suffix)).string()});
+  argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
+  argv.insert(argv.end(), {request.launcher.string(), "compile-agent", "--"});
   const auto task = compile_task_command(plan);
   argv.insert(argv.end(), task.begin(), task.end());
   std::cout << "trn-run: compiling with " << compiler->string() << " on " << plan.nodes

@@ -33,6 +33,9 @@ struct CompileRequest {
   // What starts one task on each node instead of srun: trn-launcher node-workers on a node
   // that starts its own workers (docs/launchers.md#own-workers); empty: srun.
   std::vector<std::string> starter;
+  // What each srun task of the compile and training steps runs its command behind where
+  // spank_trn does not set the tasks up (trn-launcher slurm-task ... --); empty: nothing.
+  std::vector<std::string> task_prefix;
 };
 
 // Phases 1 and 2 of a run, reported in `phases` (cache_pull, compile): an exit code when the run

@@ -155,6 +155,8 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
               << (attempt ? " (restart " + std::to_string(attempt) + ")" : "") << ": "
               << plan::display_command(step.command) << '\n'
               << std::flush;
+    step.command.insert(step.command.begin(), job.cache.task_prefix.begin(),
+                        job.cache.task_prefix.end());
     const auto step_started = std::chrono::steady_clock::now();
     const auto outcome = run_train_step(step);
     if (attempt == 0 && outcome.first_step_done_s) {

@@ -10,6 +10,7 @@
 #include "node_facts.hpp"
 #include "node_workers.hpp"
 #include "run_command.hpp"
+#include "slurm_task.hpp"
 #include "trn/common/error.hpp"
 
 namespace {
@@ -48,7 +49,9 @@ int main(int argc, char** argv) {
     if (command == "compile-agent") return compile_agent_command(rest);
     if (command == "node-facts") return node_facts_command(rest);
     if (command == "node-workers") return trn::launcher::node_workers_command(rest);
-    std::cerr << "usage: trn-launcher run|compile|node-facts|node-workers ... (use the trn-run and "
+    if (command == "slurm-task") return trn::launcher::slurm_task_command(rest);
+    std::cerr << "usage: trn-launcher run|compile|node-facts|node-workers|slurm-task ... (use the "
+                 "trn-run and "
                  "trn-compile commands)\n";
     return trn::launcher::kBadInput;
   } catch (const trn::Error& error) {

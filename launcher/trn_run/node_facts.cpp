@@ -109,15 +109,19 @@ void check_uniform(const std::vector<NodeFacts>& nodes) {
   throw Error(message);
 }
 
-void check_plugin_active(const std::vector<NodeFacts>& nodes) {
+bool plugin_on_every_node(const std::vector<NodeFacts>& nodes) {
   std::string missing;
   for (const auto& node : nodes) {
     if (!node.plugin_active) missing += (missing.empty() ? "" : ", ") + node.node;
   }
-  if (missing.empty()) return;
-  throw Error("the spank_trn plugin did not run on " + missing +
-              ": without it tasks get no rank or rendezvous and would train apart; add `required "
-              "<plugin dir>/spank_trn.so` to plugstack.conf (see spank_trn(8)) and restart slurmd");
+  if (missing.empty()) return true;
+  const auto without = std::count_if(nodes.begin(), nodes.end(),
+                                     [](const NodeFacts& node) { return !node.plugin_active; });
+  if (static_cast<std::size_t>(without) == nodes.size()) return false;
+  throw Error("the spank_trn plugin ran on some of the job's nodes but not on " + missing +
+              ": give every node the same plugstack.conf (`required <plugin dir>/spank_trn.so`, "
+              "see spank_trn(8)) and restart slurmd there, or exclude those nodes (sbatch "
+              "--exclude)");
 }
 
 std::vector<std::string> node_names(const std::vector<NodeFacts>& nodes) {

@@ -35,6 +35,10 @@ std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, 
 std::vector<std::string> node_names(const std::vector<NodeFacts>& nodes);
 
 void check_uniform(const std::vector<NodeFacts>& nodes);
-void check_plugin_active(const std::vector<NodeFacts>& nodes);
+
+// Whether spank_trn set up the tasks of every node (true) or of none (false: trn-run's tasks
+// then start through trn-launcher slurm-task, docs/launchers.md#without-the-plugin). Some nodes
+// with it and some without is a cluster set up by halves: trn::Error naming the nodes without.
+bool plugin_on_every_node(const std::vector<NodeFacts>& nodes);
 
 }  // namespace trn::launcher

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 
+#include "task_setup.hpp"
 #include "trn/common/cpu_binding.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
@@ -93,51 +94,16 @@ WorkerOptions parse_worker_options(const std::vector<std::string>& args) {
   return options;
 }
 
-// Each task's environment, as spank_trn computes it for a Slurm task (core/taskenv), and the
-// CPUs to bind it to (none: leave it unbound).
-struct TaskSetup {
-  std::map<std::string, std::string> env;
-  unsigned rank = 0;
-  std::optional<IdList> cpus;
-};
-
-std::vector<TaskSetup> task_setups(const WorkerOptions& options, const std::string& node) {
-  topology::DiscoveryOptions discovery;
-  discovery.fsroot = expand_node_name(options.fsroot, node);
-  const auto topology = topology::discover(discovery);
-  placement::PlacementRequest request;
-  request.local_tasks = options.tasks;
-  request.lnc_env = env_value(trn::env::kNeuronLogicalNcConfig);
-  const auto placement = placement::place_step(topology, request);
-  const auto facts = run::launch_step_facts(options.launch, options.tasks, node);
-  taskenv::EnvOptions env_options;
-  env_options.launch =
-      taskenv::resolve_neuron_launch(taskenv::NeuronLaunch::kAuto, options.command);
-  auto step = taskenv::prepare_step_environment(topology, placement, facts, env_options);
-  // As spank_trn: the rendezvous is an address, resolved once; only NEURON_RT_ROOT_COMM_ID
-  // needs one, and a user's MASTER_ADDR replaces the host.
-  std::string why;
-  if (const auto address = resolve_ipv4(facts.first_host, &why)) {
-    step.rendezvous_host = *address;
-  } else if (!step.root_comm_port.empty() && !env_value(std::string(env::kMasterAddr))) {
-    throw Error("cannot resolve " + facts.first_host + ", the main node, to an IPv4 address (" +
-                why + "): NEURON_RT_ROOT_COMM_ID needs it; set MASTER_ADDR to its address");
-  }
-  const bool bind = options.fsroot == "/" && placement.bind_cpus;
-  std::vector<TaskSetup> setups;
-  for (unsigned local = 0; local < options.tasks; ++local) {
-    TaskSetup setup;
-    setup.rank = facts.node_id * options.tasks + local;
-    const auto task = taskenv::task_environment(step, {local, setup.rank}, env_value);
-    for (const auto& var : task.set) setup.env[var.name] = var.value;
-    if (local == 0) {
-      for (const auto& warning : task.warnings)
-        std::cerr << "trn-run: warning: " << warning << '\n';
-    }
-    if (bind) setup.cpus = placement.tasks.at(local).cpus;
-    setups.push_back(std::move(setup));
-  }
-  return setups;
+// Every task of this node, as spank_trn would set them up under srun.
+std::vector<TaskSetup> node_task_setups(const WorkerOptions& options, const std::string& node) {
+  NodeStep step;
+  step.fsroot = options.fsroot;
+  step.facts = run::launch_step_facts(options.launch, options.tasks, node);
+  step.command = options.command;
+  std::vector<taskenv::TaskIds> tasks;
+  for (unsigned local = 0; local < options.tasks; ++local)
+    tasks.push_back({local, step.facts.node_id * options.tasks + local});
+  return task_setups(step, tasks, "trn-run");
 }
 
 volatile std::sig_atomic_t g_user1 = 0;
@@ -256,7 +222,7 @@ void signal_all(std::vector<Task>& tasks, int signal) {
 int node_workers_command(const std::vector<std::string>& args) {
   const auto options = parse_worker_options(args);
   const auto node = this_node_name();
-  const auto setups = task_setups(options, node);
+  const auto setups = node_task_setups(options, node);
   std::string output = options.output;
   for (std::size_t at = 0; (at = output.find("%N", at)) != std::string::npos;)
     output.replace(at, 2, node);

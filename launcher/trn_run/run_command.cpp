@@ -48,6 +48,13 @@ CompileRequest compile_request(const RunContext& context) {
   compile.trn_cache = context.layout.bin_dir / "trn-cache";
   compile.env = step_environment(context.run.plan, context.layout);
   compile.force = context.options.force_compile;
+  if (!context.nodes.plugin) {
+    // No spank_trn on the nodes: every task sets up its own environment, as the plugin would.
+    compile.task_prefix = {
+        compile.launcher.string(), "slurm-task", "--fsroot=" + context.options.fsroot,
+        "--cache-shared=" + (compile.tiers.shared ? compile.tiers.shared->string() : std::string()),
+        "--"};
+  }
   return compile;
 }
 
@@ -109,13 +116,14 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   }
   check_plan_runs_here(options, start, context.run);
   if (options.plan_only)
-    return print_plan_or_sweep(options, start, context.profile, context.run, context.layout);
+    return print_plan_or_sweep(options, start, context.profile, context.nodes, context.run,
+                               context.layout);
   if (start.kind == StartKind::kSlurmJob && options.health_check) {
     if (const auto ended = gate_job_health(start, context.nodes, context.profile, context.layout,
                                            options.fsroot, context.run, context.phases))
       return *ended;
   }
-  const auto predicted = announce_run(options, start, context.run.plan);
+  const auto predicted = announce_run(options, start, context.nodes, context.run.plan);
   context.phases["plan_seconds"] = seconds_since(context.started);
   if (start.kind == StartKind::kOwnWorkers) return train_own_workers(context, predicted);
   return train_in_job(context, predicted);

@@ -34,7 +34,7 @@ RunNodes gather_run_nodes(const RunOptions& options, const RunStart& start,
     case StartKind::kSlurmJob:
       nodes =
           gather_node_facts(layout.bin_dir / "trn-launcher", allocation->nnodes, options.fsroot);
-      check_plugin_active(nodes);
+      seen.plugin = plugin_on_every_node(nodes);
       seen.job_nodes = true;
       break;
     case StartKind::kPlanAway:

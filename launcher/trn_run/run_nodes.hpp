@@ -15,7 +15,10 @@ namespace trn::launcher {
 struct RunNodes {
   std::vector<NodeFacts> nodes;
   bool job_nodes = false;  // the facts are the allocated nodes' own (a Slurm job's batch script)
-  std::string this_node;   // where trn-run starts its own workers: this node's name
+  // spank_trn sets up every task of the job's steps; false: no node has it in plugstack.conf,
+  // and each task starts through trn-launcher slurm-task, which sets the same environment.
+  bool plugin = true;
+  std::string this_node;  // where trn-run starts its own workers: this node's name
 };
 
 // Stage 2: the node facts for `start`: the job's nodes (one srun step), this node for every node

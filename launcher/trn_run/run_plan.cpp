@@ -82,6 +82,21 @@ plan::Plan first_plan_of_sweep(const std::string& counts_text, const plan::PlanR
               std::to_string(counts.front()) + ": " + first_reason);
 }
 
+// Who sets up each task of a Slurm job's steps (docs/launchers.md#without-the-plugin): the plan
+// says it, as it says which launcher started trn-run. Nothing where no job's nodes were seen.
+const char* const kByPlugin = "spank_trn (plugstack.conf)";
+const char* const kByLauncherStep =
+    "trn-launcher slurm-task (spank_trn is not in the nodes' plugstack.conf)";
+
+std::string task_environment_line(const RunNodes& nodes) {
+  if (!nodes.job_nodes) return "";
+  return std::string("task env          ") + (nodes.plugin ? kByPlugin : kByLauncherStep) + "\n";
+}
+
+nlohmann::json task_environment_json(const RunNodes& nodes) {
+  return nodes.plugin ? "spank_trn" : "trn-launcher slurm-task";
+}
+
 }  // namespace
 
 plan::Profile load_run_profile(const RunOptions& options, const run::LaunchEnvironment& launch,
@@ -168,7 +183,7 @@ void check_plan_runs_here(const RunOptions& options, const RunStart& start, cons
 }
 
 int print_plan_or_sweep(const RunOptions& options, const RunStart& start,
-                        const plan::Profile& profile, const RunPlan& run,
+                        const plan::Profile& profile, const RunNodes& nodes, const RunPlan& run,
                         const InstallLayout& layout) {
   if (options.forecast.sweep)
     return print_sweep(profile, run.request, run.plan, options.forecast, options.json,
@@ -179,19 +194,22 @@ int print_plan_or_sweep(const RunOptions& options, const RunStart& start,
     auto doc = plan::to_json(run.plan);
     if (setup) doc["forecast"] = forecast::forecast_json(run.plan, *setup);
     doc["launcher"] = launcher_json(start.launch);
+    if (nodes.job_nodes) doc["task_environment"] = task_environment_json(nodes);
     std::cout << doc.dump(2) << '\n';
   } else {
     std::cout << forecast_headline(run.plan, setup, why_not) << '\n'
-              << plan::render_plan_text(run.plan) << launcher_line(start.launch);
+              << plan::render_plan_text(run.plan) << launcher_line(start.launch)
+              << task_environment_line(nodes);
   }
   return kSuccess;
 }
 
 std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunStart& start,
-                                           const plan::Plan& plan) {
+                                           const RunNodes& nodes, const plan::Plan& plan) {
   std::filesystem::create_directories(plan.run_dir / "logs");
   auto plan_doc = plan::to_json(plan);
   plan_doc["launcher"] = launcher_json(start.launch);
+  if (nodes.job_nodes) plan_doc["task_environment"] = task_environment_json(nodes);
   if (start.launch.node_rank == 0)
     write_file_atomically(plan.run_dir / "plan.json", plan_doc.dump(2) + "\n", 0644);
   // The forecast of the plan the job runs: its first line, and results.json's comparison.
@@ -200,7 +218,8 @@ std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunS
   std::optional<nlohmann::json> predicted;
   if (setup) predicted = forecast::forecast_json(plan, *setup);
   std::cout << forecast_headline(plan, setup, why_not) << '\n'
-            << plan::render_plan_text(plan) << launcher_line(start.launch);
+            << plan::render_plan_text(plan) << launcher_line(start.launch)
+            << task_environment_line(nodes);
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
   if (start.kind == StartKind::kOwnWorkers) {
     std::cout << "trn-run: run directory " << run_dir

@@ -39,12 +39,12 @@ void check_plan_runs_here(const RunOptions& options, const RunStart& start, cons
 // Stage 4 (--plan): the plan with its forecast, as text or --json, or the --sweep of it.
 // Returns trn-run's exit code.
 int print_plan_or_sweep(const RunOptions& options, const RunStart& start,
-                        const plan::Profile& profile, const RunPlan& run,
+                        const plan::Profile& profile, const RunNodes& nodes, const RunPlan& run,
                         const InstallLayout& layout);
 
 // Before anything runs: the run directory with plan.json (written by the main node), the plan
 // printed, and how to continue the run. Returns the plan's forecast for results.json.
 std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunStart& start,
-                                           const plan::Plan& plan);
+                                           const RunNodes& nodes, const plan::Plan& plan);
 
 }  // namespace trn::launcher

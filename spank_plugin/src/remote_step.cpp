@@ -9,6 +9,7 @@
 #include "node_topology_source.hpp"
 #include "slurm_step.hpp"
 #include "spank_host.hpp"
+#include "trn/cache/user_cache_dir.hpp"
 #include "trn/common/cpu_binding.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
@@ -17,7 +18,6 @@
 #include "trn/common/whole_number.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/taskenv/task_environment.hpp"
-#include "user_cache_dir.hpp"
 #include "user_options.hpp"
 
 namespace trn::spank::remote {
@@ -72,7 +72,8 @@ std::optional<std::string> compile_cache(const PluginConfig& config, const UserO
   }
   if (!config.local_cache) return std::nullopt;
   try {
-    return ensure_user_cache_dir(*config.local_cache, user_name(slurm.uid), slurm.uid, slurm.gid)
+    return cache::ensure_user_cache_dir(*config.local_cache, cache::user_name(slurm.uid), slurm.uid,
+                                        slurm.gid)
         .string();
   } catch (const Error& e) {
     warnings.push_back(std::string(e.what()) + "; NEURON_COMPILE_CACHE_URL left unset");

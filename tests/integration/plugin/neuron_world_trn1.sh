@@ -24,4 +24,7 @@ if pslurm srun -N2 --ntasks-per-node=32 --neuron-launch=torchrun "$neuron_world_
   "$neuron_world_double" check "$world" --cores-per-node 32 2>/dev/null; then
   fail "64 per-core workers without NEURON_PJRT_* were taken for one world"
 fi
-echo "ok: $per_core, per-core (32 and 16 tasks per node), under torchrun and in the compile step"
+# Without the plugin, trn-run's tasks start through trn-launcher slurm-task: the same environment.
+same=$(expect_same_task_env "$fixtures/trn1.32xlarge" -N2 --ntasks-per-node=32) || exit 1
+expect_same_task_env "$fixtures/trn1.32xlarge" -N2 --ntasks-per-node=1 >/dev/null || exit 1
+echo "ok: $same; $per_core, per-core (32 and 16 tasks per node), under torchrun and in the compile step"

@@ -73,3 +73,30 @@ expect_neuron_world() {
   "$neuron_world_double" check "$world" --cores-per-node "$cores" ||
     fail "srun ${srun_args[*]}: the workers did not form one world"
 }
+
+# [KEEP=VARS] expect_same_task_env FSROOT SRUN_ARGS...: in every task of `srun --exclusive SRUN_ARGS`, the
+# variables spank_trn set, and those trn-launcher slurm-task (what trn-run's tasks start through on
+# a cluster without the plugin) computes in the same task with spank_trn's variables removed,
+# are the same, variable by variable. spank_trn places tasks on the CPUs Slurm allocated to the
+# step (S_STEP_ALLOC_CORES), which a task cannot read: on a real cluster task/cgroup confines it
+# to them; here the plugin is told alloc_cores=ignore for the comparison, as slurm-task places.
+expect_same_task_env() {
+  local fsroot=$1 unset_vars="" var out
+  shift
+  # The user's own settings stay (KEEP: e.g. NEURON_LOGICAL_NC_CONFIG given with --export).
+  for var in $plugin_vars; do [[ " ${KEEP:-} " == *" $var "* ]] || unset_vars+=" -u $var"; done
+  local plugin_line
+  plugin_line=$(cat "$plugstack")
+  sed -i 's/$/ alloc_cores=ignore/' "$plugstack"
+  out=$(pslurm srun -l "$@" bash -c "env | grep -E '^($(tr ' ' '|' <<<"$plugin_vars"))=' | sort | sed 's/^/plugin /'
+    env$unset_vars '$TRN_BUILD_DIR/bin/trn-launcher' slurm-task --fsroot='$fsroot' --local-cache='$scratch/cache' -- env |
+      grep -E '^($(tr ' ' '|' <<<"$plugin_vars"))=' | sort | sed 's/^/step /'") || fail "srun $*: $out"
+  echo "$plugin_line" >"$plugstack"
+  local by_plugin by_step
+  by_plugin=$(sed -n 's/^ *\([0-9]*\): plugin /\1 /p' <<<"$out" | sort)
+  by_step=$(sed -n 's/^ *\([0-9]*\): step /\1 /p' <<<"$out" | sort)
+  [[ -n $by_plugin ]] || fail "srun $*: spank_trn set nothing: $out"
+  [[ $by_step == "$by_plugin" ]] ||
+    fail "srun $*: the tasks' environments differ (< spank_trn, > slurm-task): $(diff <(echo "$by_plugin") <(echo "$by_step") | head -n 20)"
+  echo "$(wc -l <<<"$by_plugin") task variables alike"
+}

@@ -9,7 +9,7 @@
 // The walk from "/" opens every component with O_NOFOLLOW | O_DIRECTORY and works on the open
 // descriptors (mkdirat, fchown, fchmod), so a symlink or directory a user planted anywhere on
 // the way is refused, never followed, and nothing is ever chown'ed by path.
-namespace trn::spank {
+namespace trn::cache {
 
 // What the walk accepts, i.e. the layout this code creates:
 //   every directory above <local_cache>: owned by root; writable by others only if sticky;
@@ -25,4 +25,4 @@ std::filesystem::path ensure_user_cache_dir(const std::filesystem::path& local_c
 // The user's login name, or the numeric uid when the name service has none.
 std::string user_name(uid_t uid);
 
-}  // namespace trn::spank
+}  // namespace trn::cache

@@ -1,4 +1,4 @@
-#include "user_cache_dir.hpp"
+#include "trn/cache/user_cache_dir.hpp"
 
 #include <fcntl.h>
 #include <pwd.h>
@@ -13,7 +13,7 @@
 #include "trn/common/error.hpp"
 #include "trn/common/unique_fd.hpp"
 
-namespace trn::spank {
+namespace trn::cache {
 namespace {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
@@ -156,4 +156,4 @@ std::string user_name(uid_t uid) {
   return found->pw_name;
 }
 
-}  // namespace trn::spank
+}  // namespace trn::cache
