@@ -38,7 +38,8 @@ step() {  # step CLUSTER [PREFIX...]: seconds of one srun step running PREFIX tr
 measure() {  # measure LABEL SHAPE FSROOT PLUGIN_ARGS...: prints one table row
   local label=$1 shape=$2 fsroot=$3 r a b c
   shift 3
-  local task_step=("$launcher" slurm-task "--fsroot=$fsroot" "--local-cache=$work/cache" --)
+  local task_step=("$launcher" slurm-task "--fsroot=$fsroot" "--local-cache=$work/cache"
+    "--topology-cache=$work/topology" --)
   echo "required $plugin topology_cache=$work/topology local_cache=$work/cache $*" >"$work/with.conf"
   : >"$work/without.conf"
   cluster "$with" up 4 --node-shape "$shape" --plugstack "$work/with.conf" >/dev/null

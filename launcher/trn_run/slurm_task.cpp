@@ -25,6 +25,8 @@ struct SlurmTaskOptions {
   // As spank_trn's local_cache= default: the user's directory in the node-local tier.
   std::optional<std::filesystem::path> local_cache =
       std::filesystem::path("/var/tmp/neuron-compile-cache");
+  // spank_trn's topology_cache= default: the node's topology read once per boot.
+  std::optional<std::filesystem::path> topology_cache = std::filesystem::path("/run/trn-slurm");
   std::vector<std::string> command;
 };
 
@@ -41,6 +43,9 @@ SlurmTaskOptions parse_slurm_task_options(const std::vector<std::string>& args) 
       options.fsroot = value;
     } else if (name == "--cache-shared") {
       if (!value.empty()) options.cache_shared = value;
+    } else if (name == "--topology-cache") {
+      options.topology_cache =
+          value == "off" ? std::nullopt : std::optional(std::filesystem::path(value));
     } else if (name == "--local-cache") {
       options.local_cache =
           value == "off" ? std::nullopt : std::optional(std::filesystem::path(value));
@@ -76,6 +81,7 @@ int slurm_task_command(const std::vector<std::string>& args) {
   const auto task = run::read_slurm_task([](const std::string& name) { return env_value(name); });
   NodeStep step;
   step.fsroot = options.fsroot;
+  step.topology_cache = options.topology_cache;
   step.facts = task.facts;
   step.command = options.command;
   step.devices = task.devices;

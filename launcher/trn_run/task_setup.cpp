@@ -9,7 +9,7 @@
 #include "trn/common/resolve_host.hpp"
 #include "trn/placement/placement.hpp"
 #include "trn/taskenv/task_environment.hpp"
-#include "trn/topology/discover.hpp"
+#include "trn/topology/node_topology_source.hpp"
 
 namespace trn::launcher {
 
@@ -17,9 +17,12 @@ std::vector<TaskSetup> task_setups(const NodeStep& node_step,
                                    const std::vector<taskenv::TaskIds>& tasks,
                                    const std::string& tool) {
   const auto& facts = node_step.facts;
-  topology::DiscoveryOptions discovery;
-  discovery.fsroot = expand_node_name(node_step.fsroot, facts.node_name);
-  const auto topology = topology::discover(discovery);
+  // As spank_trn reads the node: its cache when valid, else discovery (neuron-ls when present).
+  topology::NodeTopologySource source;
+  source.fsroot = expand_node_name(node_step.fsroot, facts.node_name);
+  if (node_step.topology_cache)
+    source.cache_file = topology::topology_cache_file(*node_step.topology_cache, source);
+  const auto topology = topology::load_node_topology(source).topology;
   placement::PlacementRequest request;
   request.local_tasks = facts.local_task_count;
   request.lnc_env = env_value(trn::env::kNeuronLogicalNcConfig);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,9 @@ namespace trn::launcher {
 // (slurm-task).
 struct NodeStep {
   std::string fsroot = "/";  // the node's tree (%n: the node's name)
+  // The per-boot topology cache spank_trn keeps (its topology_cache=, /run/trn-slurm by default);
+  // none: discover every time.
+  std::optional<std::filesystem::path> topology_cache;
   taskenv::StepFacts facts;
   std::vector<std::string> command;  // what each task runs: decides per-core or torchrun
   std::optional<IdList> devices;     // Neuron devices Slurm granted (gpu GRES); none: all
