@@ -55,10 +55,9 @@ HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
 
 std::optional<int> gate_job_health(const RunStart& start, const RunNodes& seen,
                                    const plan::Profile& profile, const InstallLayout& layout,
-                                   const std::string& fsroot, RunPlan& run,
-                                   nlohmann::json& phases) {
+                                   RunPlan& run, nlohmann::json& phases) {
   const auto health_started = std::chrono::steady_clock::now();
-  const auto gate = run_health_gate(layout.bin_dir / "trn-health", seen.nodes, fsroot);
+  const auto gate = run_health_gate(layout.bin_dir / "trn-health", seen.nodes, seen.fsroot);
   phases["health"] = {{"seconds", seconds_since(health_started)}, {"nodes", gate.report}};
   if (gate.unhealthy.empty()) return std::nullopt;
   const auto& allocation = *start.allocation;

@@ -34,6 +34,6 @@ HealthGateResult run_health_gate(const std::filesystem::path& trn_health,
 // is requeued, or fails, and its exit code is returned.
 std::optional<int> gate_job_health(const RunStart& start, const RunNodes& seen,
                                    const plan::Profile& profile, const InstallLayout& layout,
-                                   const std::string& fsroot, RunPlan& run, nlohmann::json& phases);
+                                   RunPlan& run, nlohmann::json& phases);
 
 }  // namespace trn::launcher

@@ -11,12 +11,15 @@
 #include "node_workers.hpp"
 #include "run_command.hpp"
 #include "slurm_task.hpp"
+#include "trn/common/env_names.hpp"
+#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 
 namespace {
 
 int node_facts_command(const std::vector<std::string>& args) {
-  std::string fsroot = "/";
+  // --fsroot, else the tree spank_trn set this step up from (TRN_FSROOT), else the node's own.
+  std::string fsroot = trn::env_value(trn::env::kTrnFsroot).value_or("/");
   if (args.size() == 2 && args[0] == "--fsroot") fsroot = args[1];
   std::cout << trn::launcher::to_json(trn::launcher::local_node_facts(fsroot)).dump() << '\n';
   return trn::launcher::kSuccess;

@@ -30,6 +30,7 @@ NodeFacts local_node_facts(const std::filesystem::path& fsroot) {
   facts.plugin_active = env_value(trn::env::kTrnInstanceType).has_value();
   if (const auto node_id = env_value("SLURM_NODEID")) facts.node_id = std::atoll(node_id->c_str());
   facts.cache_shared = env_value(trn::env::kTrnCacheShared).value_or("");
+  facts.fsroot = fsroot.string();
   if (!topology.devices.empty()) {
     placement::PlacementRequest request;
     request.lnc_env = env_value(trn::env::kNeuronLogicalNcConfig);
@@ -49,7 +50,8 @@ nlohmann::json to_json(const NodeFacts& facts) {
           {"neuron_cores", facts.neuron_cores},
           {"cpus", facts.cpus},
           {"plugin_active", facts.plugin_active},
-          {"cache_shared", facts.cache_shared}};
+          {"cache_shared", facts.cache_shared},
+          {"fsroot", facts.fsroot}};
 }
 
 NodeFacts node_facts_from_json(const nlohmann::json& json) {
@@ -57,15 +59,21 @@ NodeFacts node_facts_from_json(const nlohmann::json& json) {
       json.at("node").get<std::string>(),          json.at("node_id").get<std::int64_t>(),
       json.at("instance_type").get<std::string>(), json.at("neuron_devices").get<std::int64_t>(),
       json.at("neuron_cores").get<std::int64_t>(), json.at("cpus").get<std::int64_t>(),
-      json.at("plugin_active").get<bool>(),        json.at("cache_shared").get<std::string>()};
+      json.at("plugin_active").get<bool>(),        json.at("cache_shared").get<std::string>(),
+      json.at("fsroot").get<std::string>()};
 }
 
 std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, unsigned nnodes,
-                                         const std::filesystem::path& fsroot) {
+                                         const std::optional<std::string>& fsroot) {
   const auto nodes = std::to_string(nnodes);
-  const auto result =
-      capture_process({"srun", "--nodes=" + nodes, "--ntasks=" + nodes, "--ntasks-per-node=1",
-                       launcher.string(), "node-facts", "--fsroot", fsroot.string()});
+  std::vector<std::string> argv = {"srun",
+                                   "--nodes=" + nodes,
+                                   "--ntasks=" + nodes,
+                                   "--ntasks-per-node=1",
+                                   launcher.string(),
+                                   "node-facts"};
+  if (fsroot) argv.insert(argv.end(), {"--fsroot", *fsroot});
+  const auto result = capture_process(argv);
   if (result.status != 0) {
     throw Error("could not read the nodes' topology (srun " + launcher.filename().string() +
                 " node-facts exited " + std::to_string(result.status) +

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@ struct NodeFacts {
   std::int64_t cpus = 0;
   bool plugin_active = false;  // spank_trn set up this node's step (it exports TRN_INSTANCE_TYPE)
   std::string cache_shared;    // TRN_CACHE_SHARED as the plugin set it (its cache_root=)
+  std::string fsroot = "/";    // the tree the facts were read from (with %n where given)
 };
 
 NodeFacts local_node_facts(const std::filesystem::path& fsroot);
@@ -25,9 +27,10 @@ nlohmann::json to_json(const NodeFacts& facts);
 NodeFacts node_facts_from_json(const nlohmann::json& json);
 
 // Runs `trn-launcher node-facts` once on every node of the allocation (one srun step); the
-// result is in the job's node order.
+// result is in the job's node order. Each node reads `fsroot`, else the tree spank_trn set the
+// step up from (TRN_FSROOT), else its own root.
 std::vector<NodeFacts> gather_node_facts(const std::filesystem::path& launcher, unsigned nnodes,
-                                         const std::filesystem::path& fsroot);
+                                         const std::optional<std::string>& fsroot);
 
 // All nodes must look alike, and spank_trn must run on each (it gives every task its rank and
 // rendezvous): an error naming the odd nodes otherwise.

@@ -51,7 +51,7 @@ CompileRequest compile_request(const RunContext& context) {
   if (!context.nodes.plugin) {
     // No spank_trn on the nodes: every task sets up its own environment, as the plugin would.
     compile.task_prefix = {
-        compile.launcher.string(), "slurm-task", "--fsroot=" + context.options.fsroot,
+        compile.launcher.string(), "slurm-task", "--fsroot=" + context.nodes.fsroot,
         "--cache-shared=" + (compile.tiers.shared ? compile.tiers.shared->string() : std::string()),
         "--"};
   }
@@ -64,7 +64,7 @@ int train_own_workers(RunContext& context, const std::optional<nlohmann::json>& 
   OwnWorkersJob job{&context.run.plan,
                     &context.start.launch,
                     &context.layout,
-                    context.options.fsroot,
+                    context.nodes.fsroot,
                     context.nodes.this_node,
                     compile_request(context),
                     predicted,
@@ -87,7 +87,7 @@ int train_in_job(RunContext& context, const std::optional<nlohmann::json>& predi
                   context.nodes.nodes,
                   &context.layout,
                   &*context.start.allocation,
-                  options.fsroot,
+                  context.nodes.fsroot,
                   context.nodes.job_nodes && options.health_check,
                   compile,
                   predicted};
@@ -120,7 +120,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
                                context.layout);
   if (start.kind == StartKind::kSlurmJob && options.health_check) {
     if (const auto ended = gate_job_health(start, context.nodes, context.profile, context.layout,
-                                           options.fsroot, context.run, context.phases))
+                                           context.run, context.phases))
       return *ended;
   }
   const auto predicted = announce_run(options, start, context.nodes, context.run.plan);

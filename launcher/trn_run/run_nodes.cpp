@@ -10,6 +10,7 @@ namespace trn::launcher {
 RunNodes gather_run_nodes(const RunOptions& options, const RunStart& start,
                           const plan::Profile& profile, const InstallLayout& layout) {
   RunNodes seen;
+  seen.fsroot = options.fsroot;
   auto& nodes = seen.nodes;
   const auto& allocation = start.allocation;
   const auto& launch = start.launch;
@@ -33,8 +34,10 @@ RunNodes gather_run_nodes(const RunOptions& options, const RunStart& start,
       break;
     case StartKind::kSlurmJob:
       nodes =
-          gather_node_facts(layout.bin_dir / "trn-launcher", allocation->nnodes, options.fsroot);
+          gather_node_facts(layout.bin_dir / "trn-launcher", allocation->nnodes,
+                            options.fsroot_given ? std::optional(options.fsroot) : std::nullopt);
       seen.plugin = plugin_on_every_node(nodes);
+      seen.fsroot = nodes.front().fsroot;
       seen.job_nodes = true;
       break;
     case StartKind::kPlanAway:

@@ -19,6 +19,9 @@ struct RunNodes {
   // and each task starts through trn-launcher slurm-task, which sets the same environment.
   bool plugin = true;
   std::string this_node;  // where trn-run starts its own workers: this node's name
+  // The tree every later stage reads the nodes from (health gate, recovery, task set-up):
+  // --fsroot, else in a job the one spank_trn reads (docs/launchers.md#without-the-plugin).
+  std::string fsroot = "/";
 };
 
 // Stage 2: the node facts for `start`: the job's nodes (one srun step), this node for every node

@@ -141,6 +141,7 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
         static_cast<unsigned>(parse_whole_number_in(nodes, "--nodes", 1, plan::kMaxProfileNodes));
   }
   options.health_check = !values["no-health-check"].as<bool>();
+  options.fsroot_given = values.count("fsroot") > 0;
   if (values.count("sweep")) options.forecast.sweep = values["sweep"].as<std::string>();
   if (values.count("calibrate")) options.forecast.calibrate = values["calibrate"].as<std::string>();
   if (values.count("png")) options.forecast.png = values["png"].as<std::string>();

@@ -27,6 +27,7 @@ struct RunOptions {
   std::optional<std::string> cache_shared;
   std::optional<run::Launcher> launcher;  // --launcher: who started trn-run, else detected
   std::string fsroot = "/";
+  bool fsroot_given = false;  // --fsroot; else a job's nodes say which tree spank_trn reads
   std::vector<std::string> trainer_args;
   ForecastOptions forecast;
 };

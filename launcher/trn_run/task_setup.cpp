@@ -30,6 +30,7 @@ std::vector<TaskSetup> task_setups(const NodeStep& node_step,
   if (!topology.devices.empty()) request.allowed_devices = node_step.devices;
   const auto placement = placement::place_step(topology, request);
   auto env_options = node_step.env_options;
+  if (node_step.fsroot != "/") env_options.fsroot = node_step.fsroot;
   env_options.launch =
       taskenv::resolve_neuron_launch(taskenv::NeuronLaunch::kAuto, node_step.command);
   auto step = taskenv::prepare_step_environment(topology, placement, facts, env_options);

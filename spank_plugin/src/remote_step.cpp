@@ -176,6 +176,8 @@ std::unique_ptr<StepState> prepare_step(spank_t handle, const PluginConfig& conf
   step->env_options.override_user = options.override_env;
   step->env_options.compile_cache = compile_cache(config, options, step->slurm, step->warnings);
   step->env_options.shared_cache = config.cache_root;
+  // The tree as configured (with its %n), for trn-run's own steps on these nodes.
+  if (!config.real_root()) step->env_options.fsroot = config.fsroot.string();
   step->env_options.launch = taskenv::resolve_neuron_launch(
       options.launch.value_or(taskenv::NeuronLaunch::kAuto), host.argv());
   step->env_options.cores_per_task_fixed = options.cores_per_task.has_value();

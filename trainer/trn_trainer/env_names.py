@@ -44,6 +44,7 @@ TRN_INSTANCE_TYPE = "TRN_INSTANCE_TYPE"
 TRN_CACHE_SHARED = "TRN_CACHE_SHARED"
 TRN_CPUS = "TRN_CPUS"
 TRN_EFA_DEVICES = "TRN_EFA_DEVICES"
+TRN_FSROOT = "TRN_FSROOT"
 
 # Set by trn-run for every step it starts, so that the workers import the installed trainer.
 PYTHONPATH = "PYTHONPATH"

@@ -104,6 +104,7 @@ StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
         user_wins(env::kPjrtLocalProcessCount, std::to_string(facts.local_task_count)));
   }
   if (options.shared_cache) common.push_back(decision(env::kTrnCacheShared, *options.shared_cache));
+  if (options.fsroot) common.push_back(decision(env::kTrnFsroot, *options.fsroot));
   common.push_back(decision(env::kTrnInstanceType,
                             topology.instance_type.empty() ? "unknown" : topology.instance_type));
 

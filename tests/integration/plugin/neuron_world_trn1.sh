@@ -24,6 +24,13 @@ if pslurm srun -N2 --ntasks-per-node=32 --neuron-launch=torchrun "$neuron_world_
   "$neuron_world_double" check "$world" --cores-per-node 32 2>/dev/null; then
   fail "64 per-core workers without NEURON_PJRT_* were taken for one world"
 fi
+# trn-run in a job plans from the tree the plugin reads (fsroot=, exported as TRN_FSROOT) without
+# being told --fsroot: 32 workers per trn1.32xlarge node, not this machine's CPUs.
+plan=$(pslurm salloc -N2 --exclusive "$TRN_BUILD_DIR/bin/trn-run" bert_pretrain --plan --json 2>"$scratch/salloc.err") ||
+  fail "trn-run --plan in a job: $(cat "$scratch/salloc.err")"
+expect_eq "$(/usr/bin/python3 -c 'import json,sys; p=json.load(sys.stdin); print(p["instance_type"], p["workers_per_node"])' <<<"$plan")" \
+  "trn1.32xlarge 32" "the plan in a job of the plugin's recorded nodes"
+
 # Without the plugin, trn-run's tasks start through trn-launcher slurm-task: the same environment.
 same=$(expect_same_task_env "$fixtures/trn1.32xlarge" -N2 --ntasks-per-node=32) || exit 1
 expect_same_task_env "$fixtures/trn1.32xlarge" -N2 --ntasks-per-node=1 >/dev/null || exit 1

@@ -51,6 +51,7 @@ inline constexpr std::string_view kTrnInstanceType = "TRN_INSTANCE_TYPE";
 inline constexpr std::string_view kTrnCacheShared = "TRN_CACHE_SHARED";
 inline constexpr std::string_view kTrnCpus = "TRN_CPUS";
 inline constexpr std::string_view kTrnEfaDevices = "TRN_EFA_DEVICES";
+inline constexpr std::string_view kTrnFsroot = "TRN_FSROOT";
 
 // Set by trn-run for every step it starts, so that the workers import the installed trainer.
 inline constexpr std::string_view kPythonPath = "PYTHONPATH";

@@ -27,6 +27,9 @@ struct EnvOptions {
   // Resolved (never kAuto): per-core gets the NEURON_PJRT_* world from spank_trn.
   NeuronLaunch launch = NeuronLaunch::kPerCore;
   bool cores_per_task_fixed = false;  // --neuron-cores-per-task given
+  // TRN_FSROOT to set: a recorded tree the tasks are set up from (spank_trn's fsroot=, with its
+  // %n); none for the node's own root.
+  std::optional<std::string> fsroot;
 };
 
 }  // namespace trn::taskenv
