@@ -124,6 +124,13 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
                 "(--spare-nodes) or submit with more nodes (sbatch --nodes=" +
                 std::to_string(nodes.size() + run.spares) + ")");
   }
+  if (start.kind == StartKind::kOwnWorkers && run.spares > 0) {
+    throw Error("spare_nodes " + std::to_string(run.spares) +
+                ": a spare replaces a lost node inside a Slurm job; started by " +
+                std::string(run::to_string(start.launch.launcher)) + " (" + start.launch.reason +
+                "), trn-run starts each node's workers itself and the platform restarts the "
+                "whole job: drop --spare-nodes (or --set spare_nodes=0)");
+  }
   // The job's first nodes train, its last `spares` wait to replace a lost one.
   run.job_order = node_names(nodes);
   const auto selection = seen.job_nodes ? run::select_training_nodes(run.job_order, {}, run.spares)
@@ -143,6 +150,7 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
   request.extra_args = options.trainer_args;
   request.home = env_value("HOME").value_or("");
   const bool own_workers = starts_own_workers(start.launch.launcher);
+  request.restarts_by_platform = start.kind == StartKind::kOwnWorkers;
   if (own_workers) {
     request.run_name = own_run_name(start.launch);
     // Every node decides alike: a committed checkpoint is there before any node trains.

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "trn/common/error.hpp"
-#include "trn/common/text_file.hpp"
 
 namespace trn::launcher {
 namespace {
@@ -15,12 +14,9 @@ run::LaunchEnvironment detect_launcher(const RunOptions& options, const run::Env
   run::LaunchInputs inputs;
   inputs.env = env;
   inputs.forced = options.launcher;
-  const auto text_of = [](const char* path) {
-    auto read = try_read_regular_file(path, kMaxTextFileBytes);
-    return read.ok() ? std::move(read.text) : std::string();
-  };
-  inputs.sagemaker_resource_config = text_of("/opt/ml/input/config/resourceconfig.json");
-  inputs.mpi_hostfile = text_of("/etc/mpi/hostfile");
+  inputs.sagemaker_resource_config =
+      run::read_launcher_file("/opt/ml/input/config/resourceconfig.json");
+  inputs.mpi_hostfile = run::read_launcher_file("/etc/mpi/hostfile");
   return run::detect_launch_environment(inputs);
 }
 

@@ -149,6 +149,7 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   }
   plan.max_restarts = profile.max_restarts;
   plan.requeue = profile.requeue;
+  plan.restarts_by_platform = request.restarts_by_platform;
   plan.spares_wanted = profile.spare_nodes;
   plan.hang_timeout_s = profile.hang_timeout;
   plan.straggler_window = profile.straggler_window;

@@ -258,9 +258,16 @@ std::vector<PlanField> all_fields() {
        .json = [](const Plan& p) { return nlohmann::json(p.max_restarts); },
        .label = "restarts",
        .rows = [](const Plan& p) -> Rows {
+         if (p.restarts_by_platform) {
+           return {
+               "none in the job: a node or fabric failure exits 5, and the platform's retry "
+               "(or running trn-run again) resumes from the newest checkpoint"};
+         }
          return {"up to " + n(p.max_restarts) + ", requeue on " +
                  std::string(to_string(p.requeue))};
        }},
+      {.json_key = "restarts_by_platform",
+       .json = [](const Plan& p) { return nlohmann::json(p.restarts_by_platform); }},
       {.json_key = "requeue",
        .json = [](const Plan& p) { return nlohmann::json(std::string(to_string(p.requeue))); }},
       {.json_key = "spare_nodes",

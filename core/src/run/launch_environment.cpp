@@ -1,13 +1,19 @@
 #include "trn/run/launch_environment.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
 
 #include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
 #include "trn/common/whole_number.hpp"
 
 namespace trn::run {
@@ -52,6 +58,12 @@ LaunchEnvironment from_torchrun(const EnvLookup& env) {
   }
   launch.nodes = world / local;
   launch.node_rank = number("GROUP_RANK", required(env, "GROUP_RANK", "torchrun"), 0);
+  if (launch.node_rank >= launch.nodes) {
+    throw Error(
+        "torchrun launch: GROUP_RANK=" + std::to_string(launch.node_rank) + " is not below the " +
+        std::to_string(launch.nodes) +
+        " nodes of WORLD_SIZE / LOCAL_WORLD_SIZE: the environment is not one torchrun gave");
+  }
   launch.main_host = required(env, "MASTER_ADDR", "torchrun");
   return launch;
 }
@@ -85,6 +97,11 @@ LaunchEnvironment from_mpi(const LaunchInputs& inputs) {
   launch.nodes = size;
   launch.node_rank =
       number("OMPI_COMM_WORLD_RANK", required(env, "OMPI_COMM_WORLD_RANK", "mpi"), 0);
+  if (launch.node_rank >= size) {
+    throw Error("mpi launch: OMPI_COMM_WORLD_RANK=" + std::to_string(launch.node_rank) +
+                " is not below OMPI_COMM_WORLD_SIZE=" + std::to_string(size) +
+                ": the environment is not one mpirun gave this process");
+  }
   // Open MPI names no master: rank 0 runs on the hostfile's first host (mpirun's by-slot order).
   if (const auto hosts = hostfile_hosts(inputs.mpi_hostfile); !hosts.empty())
     launch.main_host = hosts.front();
@@ -122,8 +139,16 @@ LaunchEnvironment from_batch(const EnvLookup& env) {
   // The main node is rank 0; the others follow it in index order.
   launch.node_rank = (index + nodes - main) % nodes;
   // Batch sets the main node's address only on the other nodes: the main node uses its own.
-  if (index != main)
+  if (index != main) {
     launch.main_host = required(env, "AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS", "batch");
+    in_addr address{};
+    if (::inet_pton(AF_INET, launch.main_host.c_str(), &address) != 1) {
+      throw Error("batch launch: AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS='" +
+                  launch.main_host +
+                  "' is not an IPv4 address: AWS Batch sets the main node's private address "
+                  "there; the environment is not one AWS Batch gave this container");
+    }
+  }
   return launch;
 }
 
@@ -154,7 +179,15 @@ LaunchEnvironment from_sagemaker(const LaunchInputs& inputs) {
   }
   if (hosts.empty() || hosts.size() > kMaxNodes)
     throw Error("sagemaker launch: " + source + " lists " + std::to_string(hosts.size()) +
-                " hosts; SageMaker lists 1 or more");
+                " hosts; trn-run takes 1 to " + std::to_string(kMaxNodes));
+  {
+    auto sorted = hosts;
+    std::sort(sorted.begin(), sorted.end());
+    if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end())
+      throw Error("sagemaker launch: " + source + " lists " + *twice +
+                  " twice: every host of a training job is named once; the environment is not "
+                  "one SageMaker gave");
+  }
   hosts = sagemaker_host_order(std::move(hosts));
   const auto it = std::find(hosts.begin(), hosts.end(), current);
   if (it == hosts.end())
@@ -270,6 +303,29 @@ std::vector<std::string> sagemaker_host_order(std::vector<std::string> hosts) {
   std::stable_sort(hosts.begin(), hosts.end(),
                    [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
   return hosts;
+}
+
+std::string read_launcher_file(const std::filesystem::path& path) {
+  std::error_code error;
+  if (std::filesystem::symlink_status(path, error).type() == std::filesystem::file_type::not_found)
+    return "";
+  constexpr std::size_t kMaxLauncherFileBytes = 1u << 20;
+  const auto read = try_read_regular_file(path, kMaxLauncherFileBytes);
+  if (!read.ok()) {
+    const std::string why = read.error_number == EFBIG ? "it is larger than 1 MiB"
+                            : read.error_number == EINVAL || read.error_number == EISDIR
+                                ? "it is not a regular file"
+                                : std::strerror(read.error_number);
+    throw Error("cannot read " + path.string() + " (" + why +
+                "): the launcher writes it for trn-run to know its nodes; remove it if no "
+                "launcher started this machine, or pass the right --launcher");
+  }
+  if (trim(read.text).empty()) {
+    throw Error(path.string() +
+                " is empty: the launcher writes the nodes there; remove it if no launcher "
+                "started this machine, or pass the right --launcher");
+  }
+  return read.text;
 }
 
 }  // namespace trn::run

@@ -2,7 +2,10 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -200,6 +203,69 @@ TEST(LaunchEnvironment, TheUsersMasterAddrWinsOutsideSlurm) {
   auto env = kBatchChild;
   env["MASTER_ADDR"] = "10.9.9.9";
   EXPECT_EQ(detect_launch_environment(inputs(env)).main_host, "10.9.9.9");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(LaunchEnvironment, ContradictionsNameTheVariable) {
+  EXPECT_THAT(error_of(inputs({{"SM_HOSTS", R"(["algo-1","algo-2","algo-1"])"},
+                               {"SM_CURRENT_HOST", "algo-1"}})),
+              HasSubstr("SM_HOSTS lists algo-1 twice"));
+  std::string many = "[";
+  for (int i = 1; i <= 70000; ++i)
+    many += (i > 1 ? ",\"algo-" : "\"algo-") + std::to_string(i) + "\"";
+  many += "]";
+  EXPECT_THAT(error_of(inputs({{"SM_HOSTS", many}, {"SM_CURRENT_HOST", "algo-1"}})),
+              HasSubstr("SM_HOSTS lists 70000 hosts; trn-run takes 1 to 65536"));
+  EXPECT_THAT(error_of(inputs({{"OMPI_COMM_WORLD_SIZE", "2"},
+                               {"OMPI_COMM_WORLD_LOCAL_SIZE", "1"},
+                               {"OMPI_COMM_WORLD_RANK", "3"}})),
+              HasSubstr("OMPI_COMM_WORLD_RANK=3 is not below OMPI_COMM_WORLD_SIZE=2"));
+  EXPECT_THAT(error_of(inputs({{"TORCHELASTIC_RUN_ID", "x"},
+                               {"WORLD_SIZE", "4"},
+                               {"LOCAL_WORLD_SIZE", "2"},
+                               {"GROUP_RANK", "2"},
+                               {"MASTER_ADDR", "h"}})),
+              HasSubstr("GROUP_RANK=2 is not below the 2 nodes"));
+  auto child = kBatchChild;
+  child["AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS"] = "main-node";
+  EXPECT_THAT(error_of(inputs(child)),
+              HasSubstr("AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS='main-node' is not an IPv4 "
+                        "address"));
+}
+
+// A launcher's file that is there but is not what the launcher writes is an error naming it,
+// never "no launcher" (every SageMaker host would then train alone).
+TEST(LaunchEnvironment, ALaunchersFileThatCannotBeItsIsAnError) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / "launcher-files";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "folder");
+  const auto error_reading = [](const std::filesystem::path& path) -> std::string {
+    try {
+      trn::run::read_launcher_file(path);
+    } catch (const trn::Error& error) {
+      return error.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(trn::run::read_launcher_file(dir / "none.json"), "");
+  std::ofstream(dir / "good.json") << R"({"current_host": "algo-1", "hosts": ["algo-1"]})";
+  EXPECT_THAT(trn::run::read_launcher_file(dir / "good.json"), HasSubstr("algo-1"));
+  std::ofstream(dir / "empty.json") << "\n";
+  EXPECT_THAT(error_reading(dir / "empty.json"), HasSubstr("empty.json is empty"));
+  ASSERT_EQ(::mkfifo((dir / "fifo.json").c_str(), 0600), 0);
+  EXPECT_THAT(error_reading(dir / "fifo.json"), HasSubstr("it is not a regular file"));
+  EXPECT_THAT(error_reading(dir / "folder"), HasSubstr("it is not a regular file"));
+  std::filesystem::create_symlink("/dev/zero", dir / "zero.json");
+  EXPECT_THAT(error_reading(dir / "zero.json"), HasSubstr("it is not a regular file"));
+  {
+    std::ofstream big(dir / "big.json");
+    big << std::string(20u << 20, ' ');
+  }
+  EXPECT_THAT(error_reading(dir / "big.json"), HasSubstr("larger than 1 MiB"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

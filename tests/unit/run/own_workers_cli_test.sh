@@ -71,5 +71,16 @@ status=$?
 grep -q "exit 5: run the same trn-run command again with --resume RUN_DIR" "$scratch/lost_rank.out" ||
   fail "lost rank: $(tail -n 2 "$scratch/lost_rank.out")"
 
+# No spare and no restart exists where trn-run starts its own workers: a spare asked for under
+# Batch is an error, and a plan there promises no requeue.
+batch=(AWS_BATCH_JOB_NODE_INDEX=0 AWS_BATCH_JOB_NUM_NODES=2 AWS_BATCH_JOB_MAIN_NODE_INDEX=0)
+out=$("${clean[@]}" "${batch[@]}" "$bin/trn-run" bert_tiny --plan --spare-nodes 1 2>&1)
+status=$?
+[[ $status == 2 && $out == *"spare_nodes 1: a spare replaces a lost node inside a Slurm job; started by batch"* ]] ||
+  fail "--spare-nodes under Batch: exit $status: $out"
+out=$("${clean[@]}" "${batch[@]}" "$bin/trn-run" bert_tiny --plan 2>&1) || fail "plan under Batch: $out"
+grep -q "^restarts  *none in the job: a node or fabric failure exits 5" <<<"$out" ||
+  fail "the plan under Batch promises restarts: $(grep '^restarts' <<<"$out")"
+
 [ "$failures" -eq 0 ] || exit 1
 echo "own workers: all checks passed"

@@ -28,6 +28,9 @@ struct PlanRequest {
   // plans for itself, the main node may have made the folder a moment before another looks.
   bool continues_run = false;
   bool run_dir_decides = true;
+  // trn-run starts its own node's workers (one instance, Batch, SageMaker, mpirun): nothing
+  // restarts inside the job; a failure exits 5 and the platform's retry restarts it.
+  bool restarts_by_platform = false;
 };
 
 // Everything trn-run and trn-compile do follows from this; it is written to plan.json.
@@ -86,6 +89,7 @@ struct Plan {
   bool resume = false;  // this job continues an earlier run (PlanRequest::continues_run), {resume}
   std::int64_t max_restarts = 0;
   RequeuePolicy requeue = RequeuePolicy::kNodeFailure;
+  bool restarts_by_platform = false;  // PlanRequest::restarts_by_platform
   // Nodes of the job kept idle to replace a lost one (trn-run fills it in: the job's last
   // nodes); the watchdog's settings (docs/recovery.md).
   std::vector<std::string> spare_nodes;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,12 @@ struct LaunchInputs {
 // local. MASTER_ADDR set by the user names the main host everywhere but Slurm. A partial or
 // contradictory environment throws trn::Error naming the variable and the fix.
 LaunchEnvironment detect_launch_environment(const LaunchInputs& inputs);
+
+// The text of a file a launcher writes for its nodes (SageMaker's resourceconfig.json, the MPI
+// Operator's hostfile): "" where there is none. One that is there but cannot be what the launcher
+// wrote - not a regular file (a FIFO, a folder, a device), empty, larger than 1 MiB or unreadable -
+// throws trn::Error naming it: taken for "no launcher" it would make every node train alone.
+std::string read_launcher_file(const std::filesystem::path& path);
 
 // The hosts of an Open MPI hostfile ("<host> slots=<n>" lines, # comments), in its order.
 std::vector<std::string> hostfile_hosts(const std::string& text);
