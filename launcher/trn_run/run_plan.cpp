@@ -1,7 +1,10 @@
 #include "run_plan.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -59,6 +62,24 @@ std::string own_run_name(const run::LaunchEnvironment& launch) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "local-%Y%m%d-%H%M%S", &local);
   return stamp;
+}
+
+// One instance names its run by the second it started: two trn-runs started in the same second
+// must not share a folder, so the folder is made here, exclusively, taking the next free name
+// (-2, -3, ...). `request` then names that folder.
+void reserve_run_dir(const plan::Profile& profile, plan::PlanRequest& request) {
+  const auto base = request.run_name;
+  for (unsigned i = 1;; ++i) {
+    request.run_name = i == 1 ? base : base + "-" + std::to_string(i);
+    const auto dir = plan::make_plan(profile, request).run_dir;
+    std::error_code ignored;
+    std::filesystem::create_directories(dir.parent_path(), ignored);
+    if (::mkdir(dir.c_str(), 0755) == 0) return;
+    if (errno != EEXIST || i == 1000) {
+      throw Error("cannot make the run directory " + dir.string() + " (" + std::strerror(errno) +
+                  "): give an output root you can write (--output-root DIR)");
+    }
+  }
 }
 
 // A sweep's own plan (its profile, model and node type for the forecast): the plan on its first
@@ -157,6 +178,10 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
     request.run_dir_decides = false;
   }
   request.continues_run = options.resume || (allocation && allocation->restart_count > 0);
+  if (start.kind == StartKind::kOwnWorkers && start.launch.launcher == run::Launcher::kLocal &&
+      start.launch.run_name.empty() && !options.run_dir && !options.plan_only) {
+    reserve_run_dir(profile, request);
+  }
   const auto make = [&](plan::PlanRequest& at) {
     if (own_workers && !at.continues_run) {
       const auto planned = plan::make_plan(profile, at);
@@ -187,6 +212,13 @@ void check_plan_runs_here(const RunOptions& options, const RunStart& start, cons
     run::check_run_dir_continues(run.plan.run_dir, run.plan,
                                  (options.resume ? "--resume " : "--run-dir ") + *options.run_dir,
                                  options.resume);
+  } else if (run.plan.resume && starts_own_workers(start.launch.launcher)) {
+    // A launcher's fixed run name (mpi, a Batch job's retry) resumes by itself: held to what
+    // --resume is held to, so that another global batch never continues those checkpoints.
+    run::check_run_dir_continues(run.plan.run_dir, run.plan,
+                                 "run directory " + run.plan.run_dir.string() +
+                                     " (resumed: it holds a committed checkpoint)",
+                                 false, "in another folder with --run-dir DIR");
   }
 }
 
@@ -229,11 +261,19 @@ std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunS
             << plan::render_plan_text(plan) << launcher_line(start.launch)
             << task_environment_line(nodes);
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
+  // --resume of a folder without a committed checkpoint trains from step 0: said, not hidden.
+  const bool has_checkpoint = plan.resume && run::newest_checkpoint(plan.run_dir) >= 0;
+  const char* const from_scratch = " (it holds no committed checkpoint: training starts at step 0)";
   if (start.kind == StartKind::kOwnWorkers) {
     std::cout << "trn-run: run directory " << run_dir
-              << (plan.resume ? " (resuming from its newest checkpoint)" : "") << '\n'
+              << (plan.resume
+                      ? (has_checkpoint ? " (resuming from its newest checkpoint)" : from_scratch)
+                      : "")
+              << '\n'
               << std::flush;
   } else {
+    if (options.resume && !has_checkpoint)
+      std::cout << "trn-run: --resume " << *options.run_dir << from_scratch << '\n';
     print_how_to_continue(plan, run_dir, start.allocation->nnodes, options.profile);
     if (start.allocation->restart_count > 0) {
       std::cout << "trn-run: restart " << start.allocation->restart_count << ": resuming in "

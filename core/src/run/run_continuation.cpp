@@ -29,7 +29,8 @@ std::string how_to_set(const std::string& key) {
 }  // namespace
 
 void check_run_dir_continues(const std::filesystem::path& run_dir, const plan::Plan& plan,
-                             const std::string& option, bool must_exist) {
+                             const std::string& option, bool must_exist,
+                             const std::string& new_run) {
   const auto file = run_dir / "plan.json";
   std::ifstream in(file);
   if (!in) {
@@ -53,7 +54,8 @@ void check_run_dir_continues(const std::filesystem::path& run_dir, const plan::P
     message += ": the run there has " + key + " " + shown(before);
     message += " but this plan " + shown(now.at(key));
     message += ": its checkpoints only continue with the same " + key + "; " + how_to_set(key);
-    message += ", or start a new run without " + option.substr(0, option.find(' '));
+    message += ", or start a new run " +
+               (new_run.empty() ? "without " + option.substr(0, option.find(' ')) : new_run);
     throw Error(message);
   }
 }

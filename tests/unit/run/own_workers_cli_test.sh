@@ -71,6 +71,36 @@ status=$?
 grep -q "exit 5: run the same trn-run command again with --resume RUN_DIR" "$scratch/lost_rank.out" ||
   fail "lost rank: $(tail -n 2 "$scratch/lost_rank.out")"
 
+# Runs never mix on one instance: a run folder named by the second is made exclusively, so two
+# trn-runs started in the same second (here: the folders of this second and the next two already
+# taken) each get their own.
+profile quick true
+for offset in 0 1 2; do
+  taken="$scratch/runs/quick-local-$(date -d "+$offset seconds" +%Y%m%d-%H%M%S)"
+  mkdir -p "$taken" && touch "$taken/earlier-run"
+done
+"${clean[@]}" "$bin/trn-run" "$scratch/quick.yaml" --output-root "$scratch/runs" >"$scratch/quick.out" 2>&1 ||
+  fail "quick run: $(tail -n 3 "$scratch/quick.out")"
+mine=$(sed -n 's/^trn-run: run directory \([^ ]*\).*/\1/p' "$scratch/quick.out")
+[[ -n $mine && -f $mine/plan.json && ! -e $mine/earlier-run ]] ||
+  fail "the run took an earlier run's folder: '$mine' ($(ls "$scratch/runs"))"
+[[ $(find "$scratch/runs" -path '*/quick-*/plan.json' | wc -l) == 1 ]] || fail "a taken folder got a plan.json: $(find "$scratch/runs" -name plan.json)"
+# --resume of a folder without a committed checkpoint says that it starts at step 0.
+"${clean[@]}" "$bin/trn-run" "$scratch/quick.yaml" --resume "$mine" >"$scratch/resume.out" 2>&1 ||
+  fail "resume: $(tail -n 3 "$scratch/resume.out")"
+grep -qF "trn-run: run directory $mine (it holds no committed checkpoint: training starts at step 0)" "$scratch/resume.out" ||
+  fail "--resume without a checkpoint: $(grep 'run directory' "$scratch/resume.out")"
+# A launcher's fixed folder (mpi) resumes by itself only with the plan that wrote it.
+mpi=(OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_LOCAL_SIZE=1 OMPI_COMM_WORLD_RANK=0)
+mkdir -p "$scratch/runs/quick-mpi"
+"${clean[@]}" "$bin/trn-run" "$scratch/quick.yaml" --plan --json --global-batch 4 >"$scratch/runs/quick-mpi/plan.json" 2>/dev/null ||
+  fail "the plan of the earlier run"
+echo '{}' >"$scratch/runs/quick-mpi/ckpt_1.json"
+out=$("${clean[@]}" "${mpi[@]}" "$bin/trn-run" "$scratch/quick.yaml" --output-root "$scratch/runs" --plan 2>&1)
+status=$?
+[[ $status == 2 && $out == *"quick-mpi (resumed: it holds a committed checkpoint): the run there has global_batch 4 but this plan 2"* ]] ||
+  fail "an automatic resume at another global batch: exit $status: $out"
+
 # No spare and no restart exists where trn-run starts its own workers: a spare asked for under
 # Batch is an error, and a plan there promises no requeue.
 batch=(AWS_BATCH_JOB_NODE_INDEX=0 AWS_BATCH_JOB_NUM_NODES=2 AWS_BATCH_JOB_MAIN_NODE_INDEX=0)
