@@ -42,9 +42,10 @@ std::filesystem::path manifest_path(const std::filesystem::path& shared_root,
 
 std::optional<nlohmann::json> read_manifest(const std::filesystem::path& shared_root,
                                             const std::string& key) {
-  std::ifstream in(manifest_path(shared_root, key));
-  if (!in) return std::nullopt;
-  auto record = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  // A manifest that is not a regular file (a FIFO in the shared tier) records nothing.
+  const auto read = try_read_regular_file(manifest_path(shared_root, key), kMaxTextFileBytes);
+  if (!read.ok()) return std::nullopt;
+  auto record = nlohmann::json::parse(read.text, nullptr, /*allow_exceptions=*/false);
   if (record.is_discarded() || !record.is_object()) return std::nullopt;
   return record;
 }

@@ -66,9 +66,21 @@ FileRead read_all(const UniqueFd& fd, std::size_t max_bytes) {
 }  // namespace
 
 FileRead try_read_text(const std::filesystem::path& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return failure(errno);
-  return read_all(fd, kMaxTextFileBytes);
+  return try_read_regular_file(path, kMaxTextFileBytes);
+}
+
+std::string read_failure_reason(const FileRead& read) {
+  switch (read.error_number) {
+    case EINVAL:
+      return "it is not a regular file (a FIFO, socket or device)";
+    case EISDIR:
+      return "it is a folder";
+    case EFBIG:
+      return "it is larger than the " + std::to_string(kMaxTextFileBytes >> 20) +
+             " MiB a text file may have here";
+    default:
+      return std::strerror(read.error_number);
+  }
 }
 
 FileRead try_read_regular_file(const std::filesystem::path& path, std::size_t max_bytes) {
@@ -85,7 +97,7 @@ FileRead try_read_regular_file(const std::filesystem::path& path, std::size_t ma
 std::string read_text(const std::filesystem::path& path, std::string_view fix) {
   FileRead read = try_read_text(path);
   if (!read.ok()) {
-    throw Error("cannot read " + path.string() + ": " + std::strerror(read.error_number) + ": " +
+    throw Error("cannot read " + path.string() + ": " + read_failure_reason(read) + ": " +
                 std::string(fix));
   }
   return std::move(read.text);

@@ -39,7 +39,9 @@ void read_counter(const std::filesystem::path& device_root, const std::string& k
   if (read.status == FileRead::Status::kMissing) return;  // older drivers lack some counters
   const auto value = read.ok() ? parse_whole_number(trim(read.text)) : std::nullopt;
   if (!value || *value < 0) {
-    reading.problems.push_back(file.string() + (read.ok() ? " holds no count" : " unreadable"));
+    reading.problems.push_back(
+        file.string() +
+        (read.ok() ? " holds no count" : " unreadable (" + read_failure_reason(read) + ")"));
     return;
   }
   ++reading.read;

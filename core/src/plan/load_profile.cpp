@@ -9,6 +9,7 @@
 #include "profile_fields.hpp"
 #include "suggest.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
 #include "trn/plan/command_template.hpp"
 
 namespace trn::plan {
@@ -171,14 +172,13 @@ Profile parse_profile(std::string_view yaml_text, const std::string& source, std
 }
 
 Profile load_profile_file(const std::filesystem::path& file, std::string name) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    throw Error(file.string() + ": cannot read the profile: check the path and its permissions");
+  const auto read = try_read_regular_file(file, kMaxTextFileBytes);
+  if (!read.ok()) {
+    throw Error(file.string() + ": cannot read the profile (" + read_failure_reason(read) +
+                "): check the path and its permissions");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   if (name.empty()) name = file.stem().string();
-  return parse_profile(text.str(), file.string(), std::move(name));
+  return parse_profile(read.text, file.string(), std::move(name));
 }
 
 }  // namespace trn::plan

@@ -86,9 +86,13 @@ ProfileLocation locate_profile(std::string_view profile, const std::vector<fs::p
   if (looks_like_path(profile)) {
     const fs::path file(profile);
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) {
+    if (!fs::exists(fs::symlink_status(file, ec))) {
       throw Error("profile " + file.string() +
                   ": no such file; give an existing YAML file, or a profile name");
+    }
+    if (!fs::is_regular_file(file, ec)) {
+      throw Error("profile " + file.string() +
+                  ": it is not a regular file (a folder, FIFO or device); give a YAML file");
     }
     return {file.stem().string(), file};
   }

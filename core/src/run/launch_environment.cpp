@@ -312,10 +312,8 @@ std::string read_launcher_file(const std::filesystem::path& path) {
   constexpr std::size_t kMaxLauncherFileBytes = 1u << 20;
   const auto read = try_read_regular_file(path, kMaxLauncherFileBytes);
   if (!read.ok()) {
-    const std::string why = read.error_number == EFBIG ? "it is larger than 1 MiB"
-                            : read.error_number == EINVAL || read.error_number == EISDIR
-                                ? "it is not a regular file"
-                                : std::strerror(read.error_number);
+    const std::string why =
+        read.error_number == EFBIG ? "it is larger than 1 MiB" : read_failure_reason(read);
     throw Error("cannot read " + path.string() + " (" + why +
                 "): the launcher writes it for trn-run to know its nodes; remove it if no "
                 "launcher started this machine, or pass the right --launcher");

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
 #include "trn/common/whole_number.hpp"
 #include "trn/plan/plan_report.hpp"
 
@@ -32,16 +33,20 @@ void check_run_dir_continues(const std::filesystem::path& run_dir, const plan::P
                              const std::string& option, bool must_exist,
                              const std::string& new_run) {
   const auto file = run_dir / "plan.json";
-  std::ifstream in(file);
-  if (!in) {
+  const auto read = try_read_regular_file(file, kMaxTextFileBytes);
+  if (read.status == FileRead::Status::kMissing) {
     if (!must_exist) return;
     throw Error(option + ": " + file.string() +
                 " does not exist, so this is not a trn-run run directory: give the directory "
                 "an earlier trn-run printed at its start (<output root>/<profile>-<job id>)");
   }
+  if (!read.ok()) {
+    throw Error(option + ": cannot read " + file.string() + " (" + read_failure_reason(read) +
+                "): give a run directory an earlier trn-run wrote");
+  }
   nlohmann::json earlier;
   try {
-    earlier = nlohmann::json::parse(in);
+    earlier = nlohmann::json::parse(read.text);
   } catch (const nlohmann::json::exception& e) {
     throw Error(option + ": " + file.string() + " is not valid JSON (" + e.what() +
                 "): give a run directory an earlier trn-run wrote");

@@ -257,7 +257,7 @@ TEST(LaunchEnvironment, ALaunchersFileThatCannotBeItsIsAnError) {
   EXPECT_THAT(error_reading(dir / "empty.json"), HasSubstr("empty.json is empty"));
   ASSERT_EQ(::mkfifo((dir / "fifo.json").c_str(), 0600), 0);
   EXPECT_THAT(error_reading(dir / "fifo.json"), HasSubstr("it is not a regular file"));
-  EXPECT_THAT(error_reading(dir / "folder"), HasSubstr("it is not a regular file"));
+  EXPECT_THAT(error_reading(dir / "folder"), HasSubstr("it is a folder"));
   std::filesystem::create_symlink("/dev/zero", dir / "zero.json");
   EXPECT_THAT(error_reading(dir / "zero.json"), HasSubstr("it is not a regular file"));
   {

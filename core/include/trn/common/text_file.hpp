@@ -23,7 +23,13 @@ struct FileRead {
 // Files larger than this are refused (sysfs attributes are a page; caches are far smaller).
 inline constexpr std::size_t kMaxTextFileBytes = 16u << 20;
 
+// A regular file only, as try_read_regular_file with kMaxTextFileBytes: sysfs and /proc
+// attributes are regular files; a FIFO planted in a tree never hangs the reader.
 FileRead try_read_text(const std::filesystem::path& path);
+
+// Why a read failed, for messages: "it is not a regular file (...)" for EINVAL, "it is a folder",
+// "it is larger than N bytes" for EFBIG, else strerror.
+std::string read_failure_reason(const FileRead& read);
 
 // For files a user names: opened without blocking (a FIFO never hangs the reader), anything
 // but a regular file refused (error_number EISDIR for a directory, EINVAL for a FIFO, device
