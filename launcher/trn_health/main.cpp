@@ -21,6 +21,13 @@ int run(const std::vector<std::string>& args) {
   health_tool::start_watchdog(options.time_limit);
   options.checks.deadline = started + health::kNodeCheckBudget;
   const auto boot_id = topology::read_boot_id(options.checks.fsroot);
+  if (options.mode == health_tool::Mode::kAccept && boot_id.empty()) {
+    // A baseline is kept for one boot: one without the boot's id would be ignored by every check.
+    throw Error("--accept: " + (options.checks.fsroot / "proc/sys/kernel/random/boot_id").string() +
+                " cannot be read, so the baseline could not be tied to this boot and no later "
+                "check would use it: run trn-health on the node itself, or give the recorded tree "
+                "that file");
+  }
   if (options.mode != health_tool::Mode::kAccept) {
     options.checks.baseline = health::read_baseline(options.state_dir, boot_id);
   }

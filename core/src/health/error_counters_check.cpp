@@ -50,8 +50,11 @@ void read_counter(const std::filesystem::path& device_root, const std::string& k
   const auto it = baseline.counters.find(full_key);
   const std::int64_t before = it == baseline.counters.end() ? 0 : it->second;
   if (*value > before) {
-    reading.rises.push_back(label + " " + std::to_string(*value) + " (" + std::to_string(before) +
-                            " at the last clean check)");
+    reading.rises.push_back(label + " " + std::to_string(*value) + " (" +
+                            (baseline.unusable.empty()
+                                 ? std::to_string(before) + " at the last clean check"
+                                 : "no usable baseline: " + baseline.unusable) +
+                            ")");
   }
 }
 

@@ -47,6 +47,22 @@ expect 0 '^bad error-counters ok' "$bin/trn-health" --node bad --fsroot "$scratc
 echo 3 >"$scratch/nodes/bad/sys/devices/virtual/neuron_device/neuron0/stats/hardware/mem_ecc_uncorrected/total"
 expect 1 'mem_ecc_uncorrected 3 \(2 at the last clean check\)' "$bin/trn-health" --node bad --fsroot "$scratch/nodes/%n"
 
+# A baseline tied to no boot, or one that cannot be used, is said so - never silently ignored.
+state=$scratch/state
+mkdir -p "$state"
+cp -r "$fixtures/faulty/ecc-uncorrected" "$scratch/nodes/noboot"
+rm -f "$scratch/nodes/noboot/proc/sys/kernel/random/boot_id"
+expect 2 'trn-health: --accept: .*boot_id cannot be read' "$bin/trn-health" --node noboot --fsroot "$scratch/nodes/noboot" \
+  --state-dir "$state" --accept
+echo '{"boot_id": ' >"$state/baseline.json"
+expect 1 'mem_ecc_uncorrected 3 \(no usable baseline: .*baseline.json is not valid JSON' "$bin/trn-health" --node bad \
+  --fsroot "$scratch/nodes/%n" --state-dir "$state"
+boot=$(cat "$scratch/nodes/bad/proc/sys/kernel/random/boot_id")
+printf '{"boot_id": "%s", "counters": {"neuron0/stats/hardware/mem_ecc_uncorrected": 1e30}, "kernel_log_sequence": 0}\n' \
+  "$boot" >"$state/baseline.json"
+expect 1 'no usable baseline: .*mem_ecc_uncorrected = 1e\+30, which is not a whole number' "$bin/trn-health" \
+  --node bad --fsroot "$scratch/nodes/%n" --state-dir "$state"
+
 # A read-only cache tier fails, for root too: a read-only bind mount in a private mount
 # namespace (EROFS, which no permission bypass lifts).
 mkdir -p "$scratch/ro-cache"
