@@ -62,7 +62,7 @@ const char* const usage_text =
     "/var/tmp/neuron-compile-cache. SIZE: 500M, 20G (at most 1024T); AGE: 30m, 1h, 7d (at\n"
     "most 36500d).\n"
     "\n"
-    "Exit status: 0 done, 2 usage or cache error.\n";
+    "--version prints the version. Exit status: 0 done, 2 usage or cache error.\n";
 
 // A usage error: the message is for the user as it stands.
 struct UsageError {
@@ -304,7 +304,13 @@ int run(int argc, char** argv) {
   const auto description = options_for(command);
   po::variables_map options;
   try {
-    po::store(po::command_line_parser(argc - 1, argv + 1).options(description).run(), options);
+    const auto parsed = po::command_line_parser(argc - 1, argv + 1).options(description).run();
+    // Boost leaves words that are no option aside; a word too many is a mistake, not ignored.
+    if (const auto extra = po::collect_unrecognized(parsed.options, po::include_positional);
+        !extra.empty()) {
+      throw UsageError{command + ": unexpected argument '" + extra.front() + "'"};
+    }
+    po::store(parsed, options);
     po::notify(options);
   } catch (const po::error& e) {
     throw UsageError{command + ": " + e.what()};

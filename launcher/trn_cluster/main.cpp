@@ -47,6 +47,7 @@ int run_check(const std::vector<std::string>& files, bool strict) {
   int status = kSuccess;
   std::size_t errors = 0;
   std::size_t warnings = 0;
+  std::size_t unread = 0;
   for (const auto& file : files) {
     try {
       for (const auto& diagnostic : trn::pcluster::check_cluster_config_file(file, options)) {
@@ -59,10 +60,13 @@ int run_check(const std::vector<std::string>& files, bool strict) {
     } catch (const trn::Error& e) {
       std::cerr << "trn-cluster: " << e.what() << '\n';
       status = kBadInput;
+      ++unread;
     }
   }
   std::cerr << "trn-cluster: checked " << files.size() << " file(s): " << errors << " error(s), "
-            << warnings << " warning(s)\n";
+            << warnings << " warning(s)"
+            << (unread > 0 ? "; " + std::to_string(unread) + " file(s) could not be read" : "")
+            << '\n';
   return status;
 }
 

@@ -52,8 +52,8 @@ Options parse_options(const std::vector<std::string>& args) {
               state_dir, time_limit = "50";
   bool step = false, slurm = false, accept = false;
   po::options_description described("options");
-  described.add_options()("help,h", "this help")("json", po::bool_switch(&options.json),
-                                                 "one JSON object per node")(
+  described.add_options()("help,h", "this help")("version", "print the version and exit")(
+      "json", po::bool_switch(&options.json), "one JSON object per node")(
       "step", po::bool_switch(&step), "in a Slurm step, one task per node: add the reach check")(
       "slurm", po::bool_switch(&slurm), "HealthCheckProgram mode: drain, resume, record")(
       "accept", po::bool_switch(&accept), "record the current state as the clean baseline")(

@@ -66,8 +66,8 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   std::string price_on_demand, price_reserved;
   bool replace_stragglers = false;
   std::string nodes;  // text, range-checked: Boost reads "-16" as 2^32 - 16 into an unsigned
-  described.add_options()("help,h", "this help")("profile", po::value(&options.profile),
-                                                 "bundled profile name or YAML file")(
+  described.add_options()("help,h", "this help")("version", "print the version and exit")(
+      "profile", po::value(&options.profile), "bundled profile name or YAML file")(
       "set", po::value(&options.sets)->composing(),
       "KEY=VALUE: override a profile key (repeatable)")(
       "nodes", po::value(&nodes),

@@ -47,6 +47,7 @@ Options parse_options(int argc, char** argv) {
       "Options");
   auto add = desc.add_options();
   add("help,h", "this text");
+  add("version", "print the version and exit");
   add("fsroot", po::value(&fsroot), "filesystem root to read (default /; a recorded tree)");
   add("neuron-ls", po::value(&neuron_ls),
       "recorded `neuron-ls -j` output (default: run /opt/aws/neuron/bin/neuron-ls when the root "

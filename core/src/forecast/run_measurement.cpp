@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
@@ -38,12 +39,20 @@ const nlohmann::json& entry(const nlohmann::json& doc, const std::filesystem::pa
   return *at;
 }
 
+// A measured time in seconds: at most this (11.6 days per step), so that no forecast made from
+// it overflows to inf or NaN.
+constexpr double kMaxSeconds = 1e6;
+
 double positive(const nlohmann::json& doc, const std::filesystem::path& file,
-                std::initializer_list<const char*> path, bool zero_allowed = false) {
+                std::initializer_list<const char*> path, bool zero_allowed = false,
+                double maximum = kMaxSeconds) {
   const nlohmann::json& value = entry(doc, file, path);
   if (!value.is_number() || value.get<double>() < 0 ||
-      (!zero_allowed && value.get<double>() == 0)) {
-    bad_results(file, dotted(path) + " is " + value.dump() + ", not a number above 0");
+      (!zero_allowed && value.get<double>() == 0) || !(value.get<double>() <= maximum)) {
+    std::ostringstream most;
+    most << maximum;
+    bad_results(file, dotted(path) + " is " + value.dump() + ", not a number above 0 and at most " +
+                          most.str());
   }
   return value.get<double>();
 }
@@ -71,8 +80,9 @@ void model_size(const nlohmann::json& doc, const std::filesystem::path& file, St
       return;
     }
   }
-  shape.flops_per_sequence = positive(doc, file, {"results", "parameters", "flops_per_sequence"});
-  shape.parameters = positive(doc, file, {"results", "parameters", "parameter_count"});
+  shape.flops_per_sequence =
+      positive(doc, file, {"results", "parameters", "flops_per_sequence"}, false, 1e18);
+  shape.parameters = positive(doc, file, {"results", "parameters", "parameter_count"}, false, 1e14);
 }
 
 }  // namespace

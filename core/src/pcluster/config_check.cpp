@@ -20,7 +20,16 @@ namespace {
 
 std::optional<YAML::Node> parse(std::string_view yaml_text, Report& report) {
   try {
-    return YAML::Load(std::string(yaml_text));
+    auto documents = YAML::LoadAll(std::string(yaml_text));
+    if (documents.size() > 1) {
+      // pcluster (PyYAML's safe_load) refuses a stream of several documents.
+      report.error(documents[1].Mark(), "the file holds " + std::to_string(documents.size()) +
+                                            " YAML documents; a cluster configuration is one "
+                                            "(remove the '---' and what follows it)");
+      return std::nullopt;
+    }
+    if (documents.empty()) return YAML::Node();
+    return documents.front();
   } catch (const YAML::ParserException& e) {
     report.error(e.mark, "not valid YAML: " + e.msg);
     return std::nullopt;

@@ -43,13 +43,37 @@ ScalarType resolve_scalar(const YAML::Node& scalar) {
 
 std::optional<long long> integer_of(const YAML::Node& scalar) {
   if (!scalar.IsScalar()) return std::nullopt;
-  // marshmallow's Int also takes a quoted "16"; decimal digits are what configs use.
-  static const std::regex decimal("[-+]?[0-9]+");
+  // marshmallow's Int also takes a quoted "16". pcluster reads YAML 1.1 (PyYAML), whose integers
+  // also come as 0x10, 0o20 / 020, 0b10000 and with '_' between digits (1_6): all 16.
+  static const std::regex yaml11_integer(
+      "([-+]?)(0x[0-9a-fA-F_]+|0o[0-7_]+|0b[01_]+|[0-9][0-9_]*)");
   const std::string& text = scalar.Scalar();
-  if (!std::regex_match(text, decimal)) return std::nullopt;
+  std::smatch parts;
+  if (!std::regex_match(text, parts, yaml11_integer)) return std::nullopt;
+  std::string digits = parts[2].str();
+  std::erase(digits, '_');
+  int base = 10;
+  std::size_t prefix = 0;
+  if (digits.starts_with("0x")) {
+    base = 16;
+    prefix = 2;
+  } else if (digits.starts_with("0o")) {
+    base = 8;
+    prefix = 2;
+  } else if (digits.starts_with("0b")) {
+    base = 2;
+    prefix = 2;
+  } else if (digits.size() > 1 && digits[0] == '0') {
+    base = 8;  // YAML 1.1: a leading 0 is octal (an 8 or 9 then fails below)
+  }
+  digits.erase(0, prefix);
+  if (digits.empty()) return std::nullopt;
   try {
-    return std::stoll(text);
-  } catch (const std::out_of_range&) {
+    std::size_t used = 0;
+    const long long value = std::stoll(digits, &used, base);
+    if (used != digits.size()) return std::nullopt;
+    return parts[1].str() == "-" ? -value : value;
+  } catch (const std::logic_error&) {  // out of range
     return std::nullopt;
   }
 }

@@ -145,19 +145,21 @@ Scale scale_for(const Profile& p, std::int64_t nodes, std::int64_t workers_per_n
   }
   const std::int64_t dp = world_size / mp;
   const std::int64_t per_micro_step = p.micro_batch * dp;
-  std::string fix = "run on one of those";
+  const auto works = counts_that_work(p, workers_per_node);
+  // "run on one of those" only where there are some.
+  std::string fix = works.starts_with("no node count") ? "" : "run on one of those, ";
   if (const auto mb = smaller_micro_batch(p, dp)) {
-    fix += ", set micro_batch to " + std::to_string(*mb) +
-           " (--set micro_batch=" + std::to_string(*mb) + ")";
+    fix += "set micro_batch to " + std::to_string(*mb) +
+           " (--set micro_batch=" + std::to_string(*mb) + "), ";
   }
-  fix += ", make global_batch a multiple of " + std::to_string(per_micro_step) +
+  fix += "make global_batch a multiple of " + std::to_string(per_micro_step) +
          ", or use weak scaling (--set scaling=weak)";
-  throw Error(
-      who(p, nodes) + ": strong scaling needs global_batch " + std::to_string(p.global_batch) +
-      " to be a whole number of micro-steps of micro_batch " + std::to_string(p.micro_batch) +
-      " x data-parallel degree " + std::to_string(dp) + " (" +
-      workers_text(p, nodes, workers_per_node) + ") = " + std::to_string(per_micro_step) +
-      " sequences; " + counts_that_work(p, workers_per_node) + "; fix: " + fix);
+  throw Error(who(p, nodes) + ": strong scaling needs global_batch " +
+              std::to_string(p.global_batch) +
+              " to be a whole number of micro-steps of micro_batch " +
+              std::to_string(p.micro_batch) + " x data-parallel degree " + std::to_string(dp) +
+              " (" + workers_text(p, nodes, workers_per_node) +
+              ") = " + std::to_string(per_micro_step) + " sequences; " + works + "; fix: " + fix);
 }
 
 }  // namespace trn::plan

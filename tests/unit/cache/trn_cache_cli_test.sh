@@ -170,7 +170,7 @@ kill "$double_pid"; wait "$double_pid" 2>/dev/null; double_pid=
 for args in "" "frobnicate" "prune" "prune --max-size 10X" "pull" "status --bogus" \
     "status --root $work/none" "clear-locks --older-than soon" \
     "prune --older-than 106751991167301d" "prune --max-size 99999999999T" \
-    "clear-locks --older-than 9999999999999999999s"; do
+    "clear-locks --older-than 9999999999999999999s" "status extra --root $work/cache"; do
   # shellcheck disable=SC2086
   err=$("$trn_cache" $args 2>&1 >/dev/null)
   code=$?

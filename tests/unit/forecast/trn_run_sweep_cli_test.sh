@@ -52,6 +52,10 @@ expect_error "forecast_model must be bert-tiny, bert-mini" "${trn1[@]}" --set fo
 mkdir "$out/cpu-run"
 echo '{"plan": {"nodes": 1, "workers_per_node": 1, "tensor_parallel": 1, "pipeline_parallel": 1, "data_parallel": 1, "instance_type": null}, "results": {"parameters": {"micro_batch": 8, "accumulation": 8, "global_batch": 64, "flops_per_sequence": 1e9, "parameter_count": 4e6}, "step_time_median_s": 1.0, "phase_medians": {"micro_step_s": 0.1, "allreduce_s": 0, "optimizer_s": 0.01}}}' >"$out/cpu-run/results.json"
 expect_error "that run was on CPU nodes and this plan is for trn1.32xlarge nodes" "${trn1[@]}" --calibrate "$out/cpu-run"
+mkdir "$out/huge-run"
+sed 's/"micro_step_s": 0.1/"micro_step_s": 1e300/' "$out/cpu-run/results.json" >"$out/huge-run/results.json"
+expect_error "phase_medians.micro_step_s is 1e\+300, not a number above 0 and at most 1e\+06" bert_tiny --plan --nodes 1 \
+  --sweep 1,2 --calibrate "$out/huge-run"
 sweep=$(run bert_tiny --plan --nodes 1 --sweep 1,2 --calibrate "$out/cpu-run") || fail "calibrated sweep: $(cat "$out/stderr")"
 grep -q "calibrated from measured run $out/cpu-run/results.json (1 node(s))" <<<"$sweep" || fail "calibrated sweep: $sweep"
 # README's sweep as written, on a machine that is not a compute node (no --nodes, no Neuron, no

@@ -30,6 +30,17 @@ actual=$(grep ': error: ' "$out/stdout")
 [[ "$actual" == "$expected" ]] || fail "broken config output: $actual (expected $expected)"
 
 [[ $(status "$tool" check "$src"/pcluster-configs/trn1-16.yaml "$broken") == 1 ]] || fail "one broken file among good ones must exit 1"
+# An I/O error is counted in the summary, never "0 error(s)" alone.
+[[ $(status "$tool" check "$src"/pcluster-configs/trn1-16.yaml /nonexistent.yaml) == 2 ]] || fail "an unreadable file must exit 2"
+grep -q 'checked 2 file(s): 0 error(s), [0-9]* warning(s); 1 file(s) could not be read' "$out/stderr" ||
+  fail "the summary hides the unreadable file: $(cat "$out/stderr")"
+# YAML 1.1 integers as pcluster reads them (0x10, 1_6: 16); a second YAML document pcluster refuses.
+sed 's/MaxCount: 16/MaxCount: 0x10/; s/MinCount: 16/MinCount: 1_6/' "$src"/pcluster-configs/trn1-16.yaml >"$out/yaml11.yaml"
+grep -q '0x10' "$out/yaml11.yaml" || fail "the test config has no MaxCount: 16 to rewrite"
+[[ $(status "$tool" check "$out/yaml11.yaml") == 0 ]] || fail "0x10 and 1_6: $(cat "$out/stdout")"
+{ cat "$src"/pcluster-configs/trn1-16.yaml; printf -- '---\nRegion: us-east-1\n'; } >"$out/two.yaml"
+[[ $(status "$tool" check "$out/two.yaml") == 1 ]] || fail "a second YAML document must be an error"
+grep -q "two.yaml:[0-9]*:[0-9]*: error: .*2 YAML documents" "$out/stdout" || fail "second document: $(cat "$out/stdout")"
 [[ $(status "$tool" check /nonexistent.yaml) == 2 ]] || fail "missing file must exit 2"
 grep -q "cannot read cluster configuration '/nonexistent.yaml'" "$out/stderr" || fail "missing file message: $(cat "$out/stderr")"
 # Only regular files of at most 1 MiB are read: a device or FIFO must neither exhaust memory nor

@@ -69,6 +69,9 @@ expect_error "--resume $out/run: the run there has global_batch 64 but this plan
 expect_error "--run-dir $out/run: the run there has profile bert_tiny but this plan bert_pretrain" --nodes 4 --run-dir "$out/run" bert_pretrain
 expect_plan run_dir "$out/new" --nodes 4 --run-dir "$out/new" bert_tiny
 expect_error "--run-dir and --resume both name the run directory" --nodes 4 --run-dir "$out/a" --resume "$out/run" bert_tiny
+# Where no node count works, the fix does not send the user to "one of those".
+expect_error "no node count works; fix: make global_batch a multiple of 768" --nodes 2 --instance-type inf2.48xlarge bert_pretrain
+
 # Planned away from the nodes, the text names the count and the planned type, not empty names.
 text=$(env -u SLURM_JOB_ID PATH="$out/bin:$PATH" "$trn_run" --plan --nodes 16 bert_pretrain 2>/dev/null) ||
   fail "text plan failed"

@@ -20,6 +20,9 @@ out=$("$bin/trn-run" bert_tiny --nodes 1 --plan --version 2>&1)
 out=$(env -u SLURM_JOB_ID "$bin/trn-run" bert_tiny --nodes 1 --plan -- --version 2>&1)
 case $out in *"trn-slurm) $version"*) fail "--version after -- was taken by trn-run: $out" ;; esac
 
+for tool in trn-run trn-compile trn-topo trn-cache trn-cluster trn-health; do
+  "$bin/$tool" --help 2>&1 | grep -q -- "--version" || fail "$tool --help does not name --version"
+done
 help=$("$bin/trn-compile" --help 2>&1) || fail "trn-compile --help exited $?"
 case $help in "usage: srun trn-compile PROFILE"*) ;; *) fail "trn-compile --help: $(head -n 2 <<<"$help")" ;; esac
 case $help in *"usage: trn-run"*) fail "trn-compile --help prints trn-run's usage" ;; esac
