@@ -12,8 +12,8 @@
   `--model-impl hf` (Hugging Face's BertForPreTraining behind the same loop).
 
 Reported: the median tokens/s (sequences/s for BERT) of the steps after the first two, and
-MFU: model FLOP/s (llama_flops_per_token, configs.flops_per_sequence) over the device's dense
-bf16 peak (peak_flops.py). Goals (issue 12): the trainer at least the plain loop's tokens/s,
+MFU: model FLOP/s (llama_flops_per_token, bert_config.flops_per_sequence) over the device's dense
+bf16 peak (devices/peak_flops.py). Goals (issue 12): the trainer at least the plain loop's tokens/s,
 MFU at least 40%.
 
 `--device cpu --llama-model tiny --bert-model tiny --dtype fp32` checks the script on a machine
@@ -36,11 +36,11 @@ sys.path.insert(0, TRAINER)
 
 import torch  # noqa: E402
 
-from trn_trainer.configs import flops_per_sequence, model_config  # noqa: E402
-from trn_trainer.llama import LlamaForCausalLM  # noqa: E402
-from trn_trainer.llama_config import llama_config, llama_flops_per_token  # noqa: E402
-from trn_trainer.lm_data import LmData  # noqa: E402
-from trn_trainer.peak_flops import PEAK_BF16_FLOPS  # noqa: E402
+from trn_trainer.models.bert_config import flops_per_sequence, model_config  # noqa: E402
+from trn_trainer.models.llama import LlamaForCausalLM  # noqa: E402
+from trn_trainer.models.llama_config import llama_config, llama_flops_per_token  # noqa: E402
+from trn_trainer.data.lm_samples import LmData  # noqa: E402
+from trn_trainer.devices.peak_flops import PEAK_BF16_FLOPS  # noqa: E402
 
 SKIP = 2  # steps left out of the medians: allocation, autotuning, the first optimizer state
 
@@ -149,7 +149,7 @@ def llama_part(args, peak, rows):
 def bert_part(args, peak, rows):
     import importlib.util
 
-    from trn_trainer.tokenizer import vocab_size_of
+    from trn_trainer.data.wordpiece import vocab_size_of
 
     config = model_config(args.bert_model, vocab_size_of(os.path.join(args.bert_data, "vocab.txt")), 0.1)
     flops = flops_per_sequence(config, 128)

@@ -28,7 +28,7 @@ TRAINER = os.path.join(ROOT, "trainer")
 sys.path.insert(0, TRAINER)
 
 
-from trn_trainer.llama_config import llama_config, llama_flops_per_token  # noqa: E402
+from trn_trainer.models.llama_config import llama_config, llama_flops_per_token  # noqa: E402
 
 FORTUNES = "/usr/share/games/fortunes"
 PYTHON = "/usr/bin/python3"
@@ -121,7 +121,7 @@ def main():
 
 
 def _parameters(config):
-    from trn_trainer.llama import LlamaForCausalLM
+    from trn_trainer.models.llama import LlamaForCausalLM
 
     return LlamaForCausalLM(config).parameters()
 

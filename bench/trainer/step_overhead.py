@@ -27,12 +27,12 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 from trn_trainer.cli import build_parser, main as cli_main  # noqa: E402
-from trn_trainer.configs import model_config  # noqa: E402
-from trn_trainer.data import StepLoader  # noqa: E402
-from trn_trainer.model import BertForPreTraining  # noqa: E402
-from trn_trainer.optim import WarmupDecay, parameter_groups  # noqa: E402
-from trn_trainer.shards import open_shards  # noqa: E402
-from trn_trainer.tokenizer import vocab_size_of  # noqa: E402
+from trn_trainer.models.bert_config import model_config  # noqa: E402
+from trn_trainer.data.sampling import StepLoader  # noqa: E402
+from trn_trainer.models.bert import BertForPreTraining  # noqa: E402
+from trn_trainer.training.optim import WarmupDecay, parameter_groups  # noqa: E402
+from trn_trainer.data.bert_shards import open_shards  # noqa: E402
+from trn_trainer.data.wordpiece import vocab_size_of  # noqa: E402
 
 FORTUNES = "/usr/share/games/fortunes"
 SEED = 12345
@@ -106,7 +106,7 @@ def main():
             "--log-every", str(10**6), "--no-plot", "--no-tensorboard", "--warmup", str(warmup),
             "--seed", str(SEED)])
         from trn_trainer.heartbeat import Heartbeat
-        from trn_trainer.train import Trainer
+        from trn_trainer.tasks.pretrain import Trainer
 
         trainer = Trainer(args, Heartbeat(0, env={}))
         quiet(trainer.start)

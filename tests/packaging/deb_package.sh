@@ -75,9 +75,10 @@ share=$prefix/share/trn-slurm
 for profile in "$TRN_SOURCE_DIR"/launcher/profiles/*.yaml; do
   cmp -s "$profile" "$share/profiles/$(basename "$profile")" || fail "profile $(basename "$profile") is not installed as it is"
 done
-for module in "$TRN_SOURCE_DIR"/trainer/trn_trainer/*.py; do
-  [[ -f $share/trainer/trn_trainer/$(basename "$module") ]] || fail "trainer module $(basename "$module") is missing"
-done
+# Every module of every package of the trainer.
+while IFS= read -r module; do
+  [[ -f $share/trainer/trn_trainer/$module ]] || fail "trainer module $module is missing"
+done < <(cd "$TRN_SOURCE_DIR/trainer/trn_trainer" && find . -name '*.py' | sed 's|^\./||')
 [[ -z $(find "$share" -name __pycache__ -o -name '*.pyc') ]] || fail "compiled Python files in the package"
 for script in bert_pretrain_chain.sh bert_phase1.sbatch bert_phase2.sbatch compile.sbatch scaling_sweep.sh collect_sweep.py health_check.sbatch; do
   [[ -x $share/jobscripts/$script ]] || fail "jobscript $script is missing"

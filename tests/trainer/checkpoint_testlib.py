@@ -1,13 +1,13 @@
 """Checkpoints written as the trainer writes them, for tests: one process, or several ranks as
-threads of this process (each with the coordination interface of checkpoint_group, its gathers
+threads of this process (each with the coordination interface of checkpoint/group.py, its gathers
 met at a barrier), so multi-rank saves and their faults run in milliseconds."""
 
 import threading
 
-from trn_trainer.checkpoint_group import SingleProcess
-from trn_trainer.checkpoint_restore import load_step
-from trn_trainer.checkpoint_shards import share_of
-from trn_trainer.checkpoint_tiers import TierWriter, Tiers
+from trn_trainer.checkpoint.group import SingleProcess
+from trn_trainer.checkpoint.restore import load_step
+from trn_trainer.checkpoint.shards import share_of
+from trn_trainer.checkpoint.tiers import TierWriter, Tiers
 
 
 def trainer_state(step, model=None, moments=None):

@@ -88,7 +88,7 @@ def test_a_diverging_run_stops_at_the_first_non_finite_loss(corpus_dir, tmp_path
 
 
 def test_non_finite_weights_are_never_checkpointed():
-    from trn_trainer.divergence import check_weights, weights_finite
+    from trn_trainer.training.divergence import check_weights, weights_finite
 
     good = [torch.ones(3), torch.zeros(2, 2)]
     check_weights(4, weights_finite(good))

@@ -7,13 +7,13 @@ import pytest
 import torch
 
 from checkpoint_testlib import ThreadRanks, save, trainer_state
-from trn_trainer import checkpoint
-from trn_trainer.checkpoint_group import agreed_resume_step
-from trn_trainer.checkpoint_restore import load_newest, load_step
-from trn_trainer.checkpoint_shards import assemble, owners, share_of
-from trn_trainer.checkpoint_tiers import CheckpointNotCommitted, Tiers
+from trn_trainer.checkpoint import files
+from trn_trainer.checkpoint.group import agreed_resume_step
+from trn_trainer.checkpoint.restore import load_newest, load_step
+from trn_trainer.checkpoint.shards import assemble, owners, share_of
+from trn_trainer.checkpoint.tiers import CheckpointNotCommitted, Tiers
 from trn_trainer.errors import CheckpointError
-from trn_trainer.tensor_tree import map_tensors
+from trn_trainer.checkpoint.tensor_tree import map_tensors
 
 
 def _state(step):
@@ -39,14 +39,14 @@ def _equal(a, b):
 def test_keep_last_n_and_stale_later_checkpoints_removed(tmp_path):
     for step in (2, 4, 6, 8):
         save(tmp_path, step, trainer_state(step), keep=2)
-    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [8, 6]
+    assert [s for s, _ in files.list_checkpoints(str(tmp_path))] == [8, 6]
     assert not [p for p in tmp_path.iterdir() if ".tmp" in p.name]
     save(tmp_path, 2, trainer_state(2), keep=2)  # a restart (--no-resume) reached step 2
-    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
+    assert [s for s, _ in files.list_checkpoints(str(tmp_path))] == [2]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ckpt_2.json", "ckpt_2.pt"]
     # A save killed before its manifest was committed is no checkpoint at all.
     (tmp_path / "ckpt_9.pt").write_bytes(b"not a checkpoint")
-    assert [s for s, _ in checkpoint.list_checkpoints(str(tmp_path))] == [2]
+    assert [s for s, _ in files.list_checkpoints(str(tmp_path))] == [2]
 
 
 def test_the_next_save_being_written_survives_the_commit_of_this_one(tmp_path):
@@ -131,7 +131,7 @@ def test_ranks_write_their_shards_in_parallel_and_the_manifest_lists_them(tmp_pa
     assert results == {r: str(tmp_path / "ckpt_6.pt") for r in range(3)}
     assert sorted(os.listdir(tmp_path)) == ["ckpt_6.json", "ckpt_6.pt", "ckpt_6.shard1.pt",
                                             "ckpt_6.shard2.pt"]
-    manifest = checkpoint.read_manifest(str(tmp_path), 6)
+    manifest = files.read_manifest(str(tmp_path), 6)
     assert manifest["world_size"] == 3 and [e["rank"] for e in manifest["shards"]] == [0, 1, 2]
     loaded, sources = load_step(Tiers(str(tmp_path), keep=0), 6)
     assert _equal(loaded, state) and sources == {"shared"}
@@ -148,7 +148,7 @@ def test_one_rank_that_cannot_write_leaves_the_previous_checkpoint_the_newest(tm
 
     results, said = ThreadRanks(2).persist(tiers, 4, _state(4))
     assert isinstance(results[0], CheckpointNotCommitted) and "rank 1: NotADirectoryError" in str(results[0])
-    assert checkpoint.committed_steps(str(shared)) == [2]
+    assert files.committed_steps(str(shared)) == [2]
     state, step, _ = load_newest(Tiers(str(shared), keep=0), print)
     assert step == 2 and _equal(state, _state(2))
 
@@ -165,7 +165,7 @@ def test_the_node_local_tier_is_read_first_and_the_shared_tier_fills_in(tmp_path
         ThreadRanks(2).persist(tiers, step, _state(step), local_ranks=[0, 0])
     assert sorted(os.listdir(local[0])) == ["ckpt_4.json", "ckpt_4.pt"]  # keep_local 1
     assert sorted(os.listdir(local[1])) == ["ckpt_4.json", "ckpt_4.shard1.pt"]
-    assert checkpoint.committed_steps(str(shared)) == [4, 2]
+    assert files.committed_steps(str(shared)) == [4, 2]
     state, step, sources = load_newest(tiers(0), print)
     assert step == 4 and sources == {"node-local", "shared"} and _equal(state, _state(4))
     # The node-local copy wins over a damaged shared one...
@@ -188,7 +188,7 @@ def test_a_node_local_tier_that_fails_costs_a_warning_and_the_shared_copy_stands
     results, said = ThreadRanks(2).persist(
         lambda rank: Tiers(str(shared), keep=0, local=str(blocked / "local")), 2, _state(2))
     assert results[0] == str(shared / "ckpt_2.pt")
-    assert checkpoint.committed_steps(str(shared)) == [2]
+    assert files.committed_steps(str(shared)) == [2]
     assert any("not on the node-local tier" in s and "NotADirectoryError" in s for s in said)
 
 

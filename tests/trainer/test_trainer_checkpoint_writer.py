@@ -12,9 +12,9 @@ import threading
 import torch
 
 from trainer_testlib import PYTHON, child_env, pretrain_args, read_metrics
-from trn_trainer import checkpoint
-from trn_trainer.checkpoint_group import SingleProcess
-from trn_trainer.checkpoint_writer import CheckpointWriter, HostSnapshot
+from trn_trainer.checkpoint import files
+from trn_trainer.checkpoint.group import SingleProcess
+from trn_trainer.checkpoint.writer import CheckpointWriter, HostSnapshot
 from trn_trainer.cli import main
 
 
@@ -117,7 +117,7 @@ def test_async_run_writes_what_a_sync_run_writes(corpus_dir, tmp_path):
     # A save due while the previous one is still written is skipped (on a loaded machine too):
     # every checkpoint the async run committed, the last one always among them, equals sync's
     # (both keep every checkpoint: with pruning the two would keep different ones).
-    committed = [f"ckpt_{s}.pt" for s, _ in checkpoint.list_checkpoints(runs["async"])]
+    committed = [f"ckpt_{s}.pt" for s, _ in files.list_checkpoints(runs["async"])]
     assert "ckpt_4.pt" in committed
     for name in committed:
         a = torch.load(os.path.join(runs["async"], name))
@@ -171,6 +171,6 @@ def test_a_full_node_local_tier_costs_warnings_and_the_run_directory_has_every_c
     assert result.returncode == 0, result.stderr[-2000:]
     assert "warning: checkpoint of step 4 not on the node-local tier" in result.stdout
     assert "No space left" in result.stdout
-    assert checkpoint.committed_steps(out) == [4, 2]
+    assert files.committed_steps(out) == [4, 2]
     with open(os.path.join(out, "results.json")) as f:
         assert json.load(f)["results"]["checkpoints"]["local_failed"] == 1

@@ -12,15 +12,15 @@ import pytest
 import torch
 
 from trainer_testlib import read_metrics, run_cli, torchrun
-from trn_trainer import safetensors_file
+from trn_trainer.weights import safetensors_file
 from trn_trainer.cli import main
 from trn_trainer.errors import CheckpointError, UsageError
-from trn_trainer.llama import LlamaForCausalLM
-from trn_trainer.llama_config import llama_config
-from trn_trainer.llama_weights import parameter_shapes
-from trn_trainer.lm_data import LmData
-from trn_trainer.tensor_parallel import TensorParallel
-from trn_trainer.tp_weights import read_rank
+from trn_trainer.models.llama import LlamaForCausalLM
+from trn_trainer.models.llama_config import llama_config
+from trn_trainer.models.llama_weights import parameter_shapes
+from trn_trainer.data.lm_samples import LmData
+from trn_trainer.parallel.tensor_parallel import TensorParallel
+from trn_trainer.weights.tp_weights import read_rank
 
 TINY = llama_config("tiny", vocab_size=96)  # 8 heads, 4 key/value heads: tp 2 and 4 divide it
 HF_CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_act": "silu",

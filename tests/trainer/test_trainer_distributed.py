@@ -7,9 +7,9 @@ import torch
 
 from checkpoint_testlib import load as load_checkpoint
 from trainer_testlib import pretrain_args, read_metrics, run_cli, torchrun
-from trn_trainer.configs import model_config
-from trn_trainer.model_choice import build_model
-from trn_trainer.tokenizer import vocab_size_of
+from trn_trainer.models.bert_config import model_config
+from trn_trainer.models.choice import build_model
+from trn_trainer.data.wordpiece import vocab_size_of
 
 
 def _run(corpus_dir, out, world, micro, steps=4, global_batch=8, module="trn_trainer", extra=()):

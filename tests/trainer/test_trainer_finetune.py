@@ -14,13 +14,13 @@ import pytest
 import torch
 
 from trainer_testlib import HELPERS, read_metrics, torchrun
-from trn_trainer import safetensors_file
-from trn_trainer.bert_classifier import BertForSequenceClassification
+from trn_trainer.weights import safetensors_file
+from trn_trainer.models.bert_classifier import BertForSequenceClassification
 from trn_trainer.cli import main
-from trn_trainer.configs import BertConfig, model_config
-from trn_trainer.finetune_data import encode, read_examples
-from trn_trainer.model import BertForPreTraining
-from trn_trainer.tokenizer import WordPieceTokenizer, load_vocab
+from trn_trainer.models.bert_config import BertConfig, model_config
+from trn_trainer.data.finetune_examples import encode, read_examples
+from trn_trainer.models.bert import BertForPreTraining
+from trn_trainer.data.wordpiece import WordPieceTokenizer, load_vocab
 
 if HELPERS not in sys.path:
     sys.path.insert(0, HELPERS)
@@ -148,7 +148,7 @@ def test_init_from_a_pretrain_run_takes_its_encoder(data, tmp_path, capsys):
 
 
 def hf_state_dict(data, seed):
-    """What Hugging Face's BertForPreTraining.state_dict() holds for BERT-tiny: model.py's names,
+    """What Hugging Face's BertForPreTraining.state_dict() holds for BERT-tiny: models/bert.py's names,
     plus the position_ids buffer."""
     torch.manual_seed(seed)
     state = BertForPreTraining(model_config("tiny", len(load_vocab(data["vocab"])), 0.1)).state_dict()

@@ -55,7 +55,7 @@ def test_sigusr1_writes_every_threads_stack(corpus_dir, tmp_path):
             time.sleep(0.2)
         time.sleep(0.5)
         text = open(stack).read()
-        assert 'File "' in text and "train.py" in text  # the training thread's frames
+        assert 'File "' in text and "tasks/pretrain.py" in text  # the training thread's frames
         assert proc.poll() is None  # the dump does not stop the run
     finally:
         proc.kill()

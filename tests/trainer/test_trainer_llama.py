@@ -9,9 +9,9 @@ import torch
 
 from trainer_testlib import torchrun
 from trn_trainer.errors import UsageError
-from trn_trainer.llama import LlamaForCausalLM, apply_rotary, rotary_tables
-from trn_trainer.llama_config import LlamaConfig, llama_config
-from trn_trainer.llama_shards import merge_states, shard_state
+from trn_trainer.models.llama import LlamaForCausalLM, apply_rotary, rotary_tables
+from trn_trainer.models.llama_config import LlamaConfig, llama_config
+from trn_trainer.parallel.llama_shards import merge_states, shard_state
 
 
 def hf_names(layers):

@@ -4,9 +4,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from trn_trainer.configs import flops_per_sequence, model_config
-from trn_trainer.dropout import DropoutContext, SampleDropout, sample_seeds
-from trn_trainer.model import BertForPreTraining
+from trn_trainer.models.bert_config import flops_per_sequence, model_config
+from trn_trainer.models.dropout import DropoutContext, SampleDropout, sample_seeds
+from trn_trainer.models.bert import BertForPreTraining
 
 # Parameter names of Hugging Face's BertForPreTraining for one encoder layer and the heads.
 HF_LAYER = [
@@ -93,7 +93,7 @@ def test_mfu_flops_formula():
 def test_native_and_hugging_face_models_give_the_same_outputs():
     import transformers
 
-    from trn_trainer.hf_model import HfBertForPreTraining
+    from trn_trainer.models.hf_bert import HfBertForPreTraining
 
     cfg = model_config("tiny", 300, 0.0)
     torch.manual_seed(0)

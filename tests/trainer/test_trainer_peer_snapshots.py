@@ -10,10 +10,10 @@ import subprocess
 import pytest
 
 from trainer_testlib import PYTHON, child_env, free_port, pretrain_args, read_metrics
-from trn_trainer.checkpoint_peers import ring
+from trn_trainer.checkpoint.peers import ring
 from trn_trainer.errors import UsageError
-from trn_trainer.run_inputs import _snapshot_every
-from trn_trainer.snapshot_schedule import WINDOW, SnapshotSchedule
+from trn_trainer.tasks.pretrain_inputs import _snapshot_every
+from trn_trainer.checkpoint.snapshot_schedule import WINDOW, SnapshotSchedule
 
 
 def _two_nodes(module_args, local_dirs, module="trn_trainer", timeout=300, **env):

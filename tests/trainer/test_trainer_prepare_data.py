@@ -7,8 +7,8 @@ import pytest
 
 from trainer_testlib import FORTUNES
 from trn_trainer.cli import main
-from trn_trainer.prepare import KEYS_AND_DTYPES
-from trn_trainer.tokenizer import WordPieceTokenizer, basic_tokenize, load_vocab
+from trn_trainer.data.prepare import KEYS_AND_DTYPES
+from trn_trainer.data.wordpiece import WordPieceTokenizer, basic_tokenize, load_vocab
 
 
 def _load(path):

@@ -1,8 +1,8 @@
 import numpy as np
 import torch
 
-from trn_trainer.data import GlobalOrder, StepLoader
-from trn_trainer.shards import open_shards
+from trn_trainer.data.sampling import GlobalOrder, StepLoader
+from trn_trainer.data.bert_shards import open_shards
 
 
 def test_each_epoch_visits_every_sample_once():

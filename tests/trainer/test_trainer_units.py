@@ -2,7 +2,7 @@ import pytest
 
 from trn_trainer.environment import DistEnv, read_dist_env
 from trn_trainer.errors import EnvironmentSetupError
-from trn_trainer.optim import WarmupDecay, warmup_steps
+from trn_trainer.training.optim import WarmupDecay, warmup_steps
 
 
 def test_no_variables_means_one_process():
@@ -46,7 +46,7 @@ def test_checkpoint_loads_take_turns_per_node(tmp_path):
     import threading
     import time
 
-    from trn_trainer.load_slots import load_slot
+    from trn_trainer.checkpoint.load_slots import load_slot
 
     running, peak, done = [0], [0], []
     guard = threading.Lock()

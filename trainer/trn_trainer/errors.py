@@ -14,26 +14,31 @@ EXIT_DIVERGED = 6  # the loss or the weights stopped being finite (learning rate
 
 
 class TrainerError(Exception):
-    """A problem with the user's input: the message names the input, the problem and the fix."""
+    """A problem with the user's input: the message names the input, the problem and the fix.
+    Each kind of problem is a subclass that names its exit status."""
 
     exit_code = EXIT_USAGE
 
-
-class UsageError(TrainerError):
-    exit_code = EXIT_USAGE
-
-
-class DataError(TrainerError):
-    exit_code = EXIT_DATA
+    def __init_subclass__(cls, exit_code, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.exit_code = exit_code
 
 
-class CheckpointError(TrainerError):
-    exit_code = EXIT_CHECKPOINT
+class UsageError(TrainerError, exit_code=EXIT_USAGE):
+    pass
 
 
-class EnvironmentSetupError(TrainerError):
-    exit_code = EXIT_ENVIRONMENT
+class DataError(TrainerError, exit_code=EXIT_DATA):
+    pass
 
 
-class DivergedError(TrainerError):
-    exit_code = EXIT_DIVERGED
+class CheckpointError(TrainerError, exit_code=EXIT_CHECKPOINT):
+    pass
+
+
+class EnvironmentSetupError(TrainerError, exit_code=EXIT_ENVIRONMENT):
+    pass
+
+
+class DivergedError(TrainerError, exit_code=EXIT_DIVERGED):
+    pass

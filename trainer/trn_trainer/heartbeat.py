@@ -25,6 +25,11 @@ LINE_BYTES = 512
 DEFAULT_WINDOW = 10
 
 
+def failure_text(error):
+    """What a rank's heartbeat says it stopped on: the error's type and first line."""
+    return f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+
+
 class Heartbeat:
     def __init__(self, rank, env=None):
         env = os.environ if env is None else env

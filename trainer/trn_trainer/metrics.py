@@ -8,7 +8,7 @@ import statistics
 
 ENV_PREFIXES = ("NEURON_", "XLA_", "FI_")
 # Seconds of one micro-step, of the gradient all-reduce and of the optimizer in each step, where
-# the device can time them (optimizer_step.PhaseClock); their medians calibrate trn-run's forecast.
+# the device can time them (pretrain_step.PhaseClock); their medians calibrate trn-run's forecast.
 PHASES = ("micro_step_s", "allreduce_s", "optimizer_s")
 
 

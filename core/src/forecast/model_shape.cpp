@@ -6,9 +6,9 @@
 namespace trn::forecast {
 namespace {
 
-// BERT sizes as the trainer builds them (trainer/trn_trainer/configs.py: Google's tiny and mini,
-// the published base and large); Llama 2 from Meta's published configurations (params.json of
-// each release, as in Hugging Face's LlamaConfig).
+// BERT sizes as the trainer builds them (trainer/trn_trainer/models/bert_config.py: Google's tiny
+// and mini, the published base and large); Llama 2 from Meta's published configurations
+// (params.json of each release, as in Hugging Face's LlamaConfig).
 constexpr std::array kShapes{
     ModelShape{"bert-tiny", "bert", 2, 128, 512, 30522, 2, 2, false},
     ModelShape{"bert-mini", "bert", 4, 256, 1024, 30522, 4, 4, false},

@@ -32,10 +32,10 @@ for _name in COLLECTIVES:
     if hasattr(dist, _name):
         setattr(dist, _name, _record(_name, getattr(dist, _name)))
 
-from trn_trainer import model  # noqa: E402
+from trn_trainer.models import bert  # noqa: E402
 from trn_trainer.cli import main  # noqa: E402
 
-model.BertForPreTraining.forward = _record("forward", model.BertForPreTraining.forward)
+bert.BertForPreTraining.forward = _record("forward", bert.BertForPreTraining.forward)
 torch.optim.AdamW.step = _record("optimizer_step", torch.optim.AdamW.step)
 
 rc = main(sys.argv[1:])

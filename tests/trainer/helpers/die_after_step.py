@@ -5,11 +5,11 @@ import os
 import signal
 import sys
 
-from trn_trainer import step_log
+from trn_trainer.tasks import pretrain_log
 from trn_trainer.cli import main
 
 DIE_AFTER = int(os.environ["TRN_DIE_AFTER_STEP"])
-_record = step_log.StepLog._record  # every step's row goes through it
+_record = pretrain_log.StepLog._record  # every step's row goes through it
 
 
 def record(self, step, *args):
@@ -20,5 +20,5 @@ def record(self, step, *args):
     return read
 
 
-step_log.StepLog._record = record
+pretrain_log.StepLog._record = record
 sys.exit(main(sys.argv[1:]))

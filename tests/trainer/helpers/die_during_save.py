@@ -9,16 +9,16 @@ import os
 import signal
 import sys
 
-from trn_trainer import checkpoint
-from trn_trainer.checkpoint_s3 import S3Tier
+from trn_trainer.checkpoint import files
+from trn_trainer.checkpoint.s3 import S3Tier
 from trn_trainer.cli import main
 
 STEP = int(os.environ["TRN_DIE_DURING_SAVE"])
 AT = os.environ["TRN_DIE_AT"]
 saving = {"step": None, "what": None}
-_write_shard, _copy_shard, _commit_manifest = checkpoint.write_shard, checkpoint.copy_shard, \
-    checkpoint.commit_manifest
-_write, _commit_store = checkpoint._HashingFile.write, S3Tier.commit
+_write_shard, _copy_shard, _commit_manifest = files.write_shard, files.copy_shard, \
+    files.commit_manifest
+_write, _commit_store = files._HashingFile.write, S3Tier.commit
 
 
 def die():
@@ -59,7 +59,7 @@ def commit_store(self, manifest, directory):
     return _commit_store(self, manifest, directory)
 
 
-checkpoint.write_shard, checkpoint.copy_shard = write_shard, copy_shard
-checkpoint.commit_manifest, checkpoint._HashingFile.write = commit_manifest, write
+files.write_shard, files.copy_shard = write_shard, copy_shard
+files.commit_manifest, files._HashingFile.write = commit_manifest, write
 S3Tier.commit = commit_store
 sys.exit(main(sys.argv[1:]))

@@ -8,10 +8,10 @@ import sys
 import torch
 import torch.distributed as dist
 
-from trn_trainer.llama import LlamaForCausalLM
-from trn_trainer.llama_config import llama_config
-from trn_trainer.llama_shards import merge_states, shard_state
-from trn_trainer.tensor_parallel import TensorParallel
+from trn_trainer.models.llama import LlamaForCausalLM
+from trn_trainer.models.llama_config import llama_config
+from trn_trainer.parallel.llama_shards import merge_states, shard_state
+from trn_trainer.parallel.tensor_parallel import TensorParallel
 
 
 def main(output):

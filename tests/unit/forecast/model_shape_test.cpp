@@ -16,7 +16,7 @@ TEST(ModelShape, ParameterCountsMatchThePublishedSizes) {
 }
 
 TEST(ModelShape, BertFlopsAreTheTrainersFormula) {
-  // trainer/trn_trainer/configs.py: 12 L H S (6H + S)
+  // trainer/trn_trainer/models/bert_config.py: 12 L H S (6H + S)
   const double L = 24, H = 1024, S = 128;
   EXPECT_DOUBLE_EQ(training_flops_per_sequence(*find_model_shape("bert-large"), 128),
                    12 * L * H * S * (6 * H + S));

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -46,12 +47,24 @@ INSTANTIATE_TEST_SUITE_P(Bundled, EveryBundledProfile,
                          testing::ValuesIn(available_profiles({plan_test::bundled_dir})),
                          bundled_profile_name);
 
+// The trainer's Python source, every module of every package: its command lines are defined
+// there (tasks/options.py and the tasks).
+std::stringstream trainer_source() {
+  std::stringstream text;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           plan_test::source_dir / "trainer" / "trn_trainer")) {
+    if (entry.path().extension() != ".py") continue;
+    std::ifstream module(entry.path());
+    text << module.rdbuf() << '\n';
+  }
+  return text;
+}
+
 // Every --flag the BERT profiles give our trainer must be one its command line defines.
 TEST(BundledProfiles, UseOnlyFlagsOurTrainerHas) {
-  std::ifstream cli(plan_test::source_dir / "trainer" / "trn_trainer" / "cli.py");
-  std::stringstream text;
-  text << cli.rdbuf();
-  ASSERT_NE(text.str().find("\"--micro-batch\""), std::string::npos) << "cli.py not found";
+  const auto text = trainer_source();
+  ASSERT_NE(text.str().find("\"--micro-batch\""), std::string::npos)
+      << "the trainer's source not found";
   for (const std::string name :
        {"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2", "bert_tiny"}) {
     const Profile profile = bundled(name);
@@ -206,9 +219,7 @@ TEST(Llama2SevenB, BundledTrainerTensorParallelEightWithZeroOneOnFourTrn1) {
                               {"--global-batch", "1024"},
                               {"--lr", "0.0003"}});
   EXPECT_THAT(plan.command, Contains("--zero1"));
-  std::ifstream cli(plan_test::source_dir / "trainer" / "trn_trainer" / "cli.py");
-  std::stringstream text;
-  text << cli.rdbuf();
+  const auto text = trainer_source();
   for (const auto& word : plan.command) {
     if (word.starts_with("--")) {
       EXPECT_NE(text.str().find("\"" + word + "\""), std::string::npos)

@@ -1,0 +1,151 @@
+"""torch-xla (Trainium through torch-neuronx) specifics, isolated from the rest of the trainer."""
+
+import os
+
+import torch
+import torch.distributed as dist
+
+from .. import env_names
+from ..errors import EnvironmentSetupError
+from .base import Device
+from .peak_flops import PEAK_BF16_FLOPS
+
+
+def _neuron_arch():
+    base = "/sys/devices/virtual/neuron_device/neuron0/info/architecture/instance_type"
+    try:
+        with open(base) as f:
+            text = f.read().strip().lower()
+    except OSError:
+        return None
+    if "trn2" in text:
+        lnc = os.environ.get(env_names.NEURON_LOGICAL_NC_CONFIG, "2")
+        return "trn2-lnc1" if lnc == "1" else "trn2-lnc2"
+    if "trn1" in text:
+        return "trn1"
+    return None
+
+
+def _describe_world(env):
+    """Per-core launch (each process a worker, no torchrun): the Neuron PJRT world from our own
+    rank and world, unless the launcher (spank_trn) described it already. torch-neuronx derives it
+    only under torchrun (docs/hardware.md#torch-neuronx-world). Must run before torch_xla is
+    imported: the runtime reads it once."""
+    if os.environ.get("TORCHELASTIC_RUN_ID") or not env.distributed:
+        return
+    os.environ.setdefault(env_names.NEURON_PJRT_PROCESS_INDEX, str(env.rank))
+    os.environ.setdefault(env_names.PJRT_LOCAL_PROCESS_RANK, str(env.local_rank))
+    os.environ.setdefault(env_names.PJRT_LOCAL_PROCESS_COUNT, str(env.local_world_size))
+    if not (os.environ.get(env_names.NEURON_PJRT_WORLD_SIZE)
+            or os.environ.get(env_names.NEURON_PJRT_PROCESSES_NUM_DEVICES)):
+        os.environ[env_names.NEURON_PJRT_WORLD_SIZE] = str(env.world_size)
+
+
+def _gradient_buckets(tensors, cap_bytes):
+    """Consecutive groups of at most cap_bytes (a larger tensor alone), as Neuron's BERT script
+    buckets its gradient all-reduce."""
+    bucket, size = [], 0
+    for t in tensors:
+        nbytes = t.numel() * t.element_size()
+        if bucket and size + nbytes > cap_bytes:
+            yield bucket
+            bucket, size = [], 0
+        bucket.append(t)
+        size += nbytes
+    if bucket:
+        yield bucket
+
+
+class XlaDevice(Device):
+    kind = "xla"
+    backend = "xla"
+    # A host read waits for the step's graph to finish: read step values every --log-every steps.
+    defers_reads = True
+    snapshot_overlaps = False  # a device read from another thread would cut the traced graph
+
+    def __init__(self, dist_env, dtype):
+        super().__init__(dist_env, dtype)
+        if dtype == "bf16":
+            # Neuron's bf16 recipe: a bf16 model (prepare_model), fp32 master weights and
+            # optimizer state (TrainingRun), and stochastic rounding in the runtime, which reads
+            # it when it starts - the deprecated XLA_DOWNCAST_BF16 is not used.
+            os.environ.setdefault(env_names.NEURON_RT_STOCHASTIC_ROUNDING_EN, "1")
+        _describe_world(dist_env)
+        import torch_xla.core.xla_model as xm
+
+        self.xm = xm
+        self.torch_device = None  # no device is touched before the process group exists
+
+    def describe(self):
+        return f"xla ({self.xm.xla_device_hw(self.torch_device)}), {self.dtype}, xla"
+
+    def peak_flops(self):
+        arch = _neuron_arch()
+        if arch is None:
+            return None, "unknown XLA device; pass --peak-tflops"
+        flops = PEAK_BF16_FLOPS[arch]
+        return flops, f"{arch} dense bf16 {flops / 1e12:.1f} TFLOP/s per NeuronCore"
+
+    def init_process_group(self):
+        import torch_xla
+        import torch_xla.runtime as xr
+
+        if self.env.distributed:
+            import torch_xla.distributed.xla_backend  # noqa: F401  registers "xla" and xla://
+
+            # No fallback to env://: a failure here is a real rendezvous or network problem.
+            dist.init_process_group("xla", init_method="xla://")
+            world, rank = xr.world_size(), xr.global_ordinal()
+            if (world, rank) != (self.env.world_size, self.env.rank):
+                raise EnvironmentSetupError(
+                    f"torch-xla sees rank {rank} of {world} but RANK={self.env.rank} "
+                    f"WORLD_SIZE={self.env.world_size}: the NEURON_PJRT_* variables describe "
+                    "another world; unset them or launch with trn-run/spank_trn")
+        self.torch_device = torch_xla.device()
+
+    def prepare_model(self, model):
+        model = model.to(self.torch_device)
+        return model.to(torch.bfloat16) if self.dtype == "bf16" else model
+
+    def all_reduce_gradients_(self, grads, scalars):
+        """The gradient list in place, bucketed by BUCKET_CAP_MB (no flat copy of the model);
+        the loss sums ride in the last bucket."""
+        cap = int(os.environ.get("BUCKET_CAP_MB", "512")) * 1024 * 1024
+        tensors = list(grads) + [scalars]
+        for bucket in _gradient_buckets(tensors, cap):
+            self.xm.all_reduce(self.xm.REDUCE_SUM, bucket)
+        return scalars
+
+    def barrier(self):
+        if self.env.distributed:
+            self.xm.rendezvous("trn_trainer_barrier")
+
+    def micro_batches(self, batches):
+        # Background upload, and a graph cut each time a micro-batch is taken (and after the
+        # last): one graph per micro-step, the same at every accumulation and node count.
+        from torch_xla.distributed.parallel_loader import MpDeviceLoader
+
+        return MpDeviceLoader(batches, self.torch_device)
+
+    def step_end(self):
+        # Gradients reduced and the optimizer stepped: cut and run the step's last graph.
+        self.xm.mark_step()
+
+    def after_step(self, fn, *args):
+        # Runs once the step's graph has run: reading its values then costs no extra graph.
+        self.xm.add_step_closure(fn, args)
+
+    def synchronize(self):
+        self.xm.wait_device_ops()
+
+    def manual_seed(self, seed):
+        torch.manual_seed(seed)
+        self.xm.set_rng_state(seed)
+
+    def rng_state(self):
+        return {"torch": torch.get_rng_state(), "xla": self.xm.get_rng_state()}
+
+    def set_rng_state(self, state):
+        super().set_rng_state(state)
+        if "xla" in state:
+            self.xm.set_rng_state(state["xla"])

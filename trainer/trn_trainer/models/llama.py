@@ -1,0 +1,160 @@
+"""A Llama causal language model with the module and parameter names of Hugging Face's
+LlamaForCausalLM, so a state_dict moves between the two unchanged (docs/llama.md).
+
+RMSNorm, rotary position embeddings (Hugging Face's rotate-half convention), grouped-query
+attention and a SwiGLU MLP. Every linear layer and the embedding are tensor-parallel
+(parallel/tensor_parallel.py): the query, key and value projections and the MLP's gate and up
+projections split their outputs (heads, intermediate features) across the group, the output
+and down projections their inputs, the embedding and the LM head the vocabulary. A rank's
+parameters are its shard of the Hugging Face tensors (parallel/llama_shards.py splits and merges them).
+"""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ..parallel.llama_shards import split_dim
+from ..parallel.tensor_parallel import (ColumnParallelLinear, RowParallelLinear, TensorParallel,
+                                        VocabParallelEmbedding, vocab_parallel_cross_entropy)
+
+_HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
+
+
+class LlamaRMSNorm(nn.Module):
+    def __init__(self, hidden_size, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(hidden_size))
+        self.eps = eps
+
+    def forward(self, x):
+        dtype = x.dtype
+        x = x.float()
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * x.to(dtype)
+
+
+def rotary_tables(config, seq_len, device):
+    """cos and sin [seq_len, head_dim] of the rotary embedding, in fp32."""
+    dim = config.head_dim
+    inv_freq = 1.0 / (config.rope_theta ** (torch.arange(0, dim, 2, device=device).float() / dim))
+    angles = torch.outer(torch.arange(seq_len, device=device).float(), inv_freq)
+    both = torch.cat((angles, angles), dim=-1)
+    return both.cos(), both.sin()
+
+
+def rotate_half(x):
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def apply_rotary(x, cos, sin):
+    """x [batch, heads, seq, head_dim] rotated by position (Hugging Face's convention)."""
+    return (x * cos.to(x.dtype)) + (rotate_half(x) * sin.to(x.dtype))
+
+
+class LlamaAttention(nn.Module):
+    def __init__(self, config, tp):
+        super().__init__()
+        c = config
+        self.heads = c.num_attention_heads // tp.size  # this rank's query heads
+        self.kv_heads = c.num_key_value_heads // tp.size
+        self.head_dim = c.head_dim
+        self.q_proj = ColumnParallelLinear(c.hidden_size, c.num_attention_heads * c.head_dim, tp)
+        self.k_proj = ColumnParallelLinear(c.hidden_size, c.num_key_value_heads * c.head_dim, tp)
+        self.v_proj = ColumnParallelLinear(c.hidden_size, c.num_key_value_heads * c.head_dim, tp)
+        self.o_proj = RowParallelLinear(c.num_attention_heads * c.head_dim, c.hidden_size, tp)
+
+    def forward(self, x, cos, sin):
+        b, s, _ = x.shape
+        q = self.q_proj(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
+        q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
+        if self.kv_heads != self.heads:  # grouped-query attention: each kv head serves a group
+            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
+            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
+        if _HAS_SDPA:
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:  # torch < 2.0
+            scores = (q @ k.transpose(-1, -2)) / self.head_dim ** 0.5
+            future = torch.ones(s, s, dtype=torch.bool, device=x.device).triu(1)
+            out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
+        return self.o_proj(out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))
+
+
+class LlamaMLP(nn.Module):
+    def __init__(self, config, tp):
+        super().__init__()
+        c = config
+        self.gate_proj = ColumnParallelLinear(c.hidden_size, c.intermediate_size, tp)
+        self.up_proj = ColumnParallelLinear(c.hidden_size, c.intermediate_size, tp)
+        self.down_proj = RowParallelLinear(c.intermediate_size, c.hidden_size, tp)
+
+    def forward(self, x):
+        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class LlamaDecoderLayer(nn.Module):
+    def __init__(self, config, tp):
+        super().__init__()
+        self.self_attn = LlamaAttention(config, tp)
+        self.mlp = LlamaMLP(config, tp)
+        self.input_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
+        self.post_attention_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
+
+    def forward(self, x, cos, sin):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class LlamaModel(nn.Module):
+    def __init__(self, config, tp):
+        super().__init__()
+        self.embed_tokens = VocabParallelEmbedding(config.vocab_size, config.hidden_size, tp)
+        self.layers = nn.ModuleList(LlamaDecoderLayer(config, tp) for _ in range(config.num_hidden_layers))
+        self.norm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
+
+
+class LlamaForCausalLM(nn.Module):
+    """forward(input_ids, labels) -> mean next-token cross-entropy over labels != -100; labels
+    are the input ids (shifted inside, as Hugging Face does)."""
+
+    def __init__(self, config, tp=None, seed=0):
+        super().__init__()
+        self.tp = tp or TensorParallel()
+        self.config = config.check(self.tp.size)
+        self.model = LlamaModel(config, self.tp)
+        self.lm_head = ColumnParallelLinear(config.hidden_size, config.vocab_size, self.tp)
+        self.init_parameters(seed)
+
+    def init_parameters(self, seed):
+        """Normal(0, initializer_range) weights and unit norms, as Hugging Face initializes.
+        Each parameter is drawn whole from a generator seeded by `seed` and its place, and a
+        rank keeps its slice: every tensor-parallel degree starts from the same model."""
+        for index, (name, p) in enumerate(self.named_parameters()):
+            if name.endswith("norm.weight"):
+                nn.init.ones_(p)
+                continue
+            dim = split_dim(name)
+            shape = list(p.shape)
+            if dim is not None:
+                shape[dim] *= self.tp.size
+            generator = torch.Generator().manual_seed(seed * 100003 + index)
+            full = torch.randn(shape, generator=generator) * self.config.initializer_range
+            with torch.no_grad():
+                p.copy_(full if dim is None else self.tp.shard(full, dim))
+
+    def logits(self, input_ids):
+        """This rank's slice of the vocabulary's logits [batch, seq, vocab / tp]."""
+        x = self.model.embed_tokens(input_ids)
+        cos, sin = rotary_tables(self.config, input_ids.shape[1], input_ids.device)
+        for layer in self.model.layers:
+            x = layer(x, cos, sin)
+        return self.lm_head(self.model.norm(x))
+
+    def forward(self, input_ids, labels):
+        logits = self.logits(input_ids)[:, :-1]
+        target = labels[:, 1:]
+        first = self.tp.rank * (self.config.vocab_size // self.tp.size)
+        return vocab_parallel_cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1),
+                                            self.tp, first)

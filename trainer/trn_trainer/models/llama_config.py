@@ -1,0 +1,70 @@
+"""Llama model sizes. Field names follow Hugging Face's LlamaConfig, so a config.json moves
+across both ways. The 7B, 13B and 70B rows are Llama 2's published configurations
+(docs/llama.md#sizes)."""
+
+import dataclasses
+
+from ..errors import UsageError
+from .hf_config import HfConfig, named_size
+
+
+@dataclasses.dataclass(frozen=True)
+class LlamaConfig(HfConfig):
+    vocab_size: int = 32000
+    hidden_size: int = 4096
+    intermediate_size: int = 11008
+    num_hidden_layers: int = 32
+    num_attention_heads: int = 32
+    num_key_value_heads: int = 32
+    max_position_embeddings: int = 4096
+    rms_norm_eps: float = 1e-5
+    rope_theta: float = 10000.0
+    initializer_range: float = 0.02
+    tie_word_embeddings: bool = False
+
+    @property
+    def head_dim(self):
+        return self.hidden_size // self.num_attention_heads
+
+    def check(self, tensor_parallel=1):
+        """A clear error for a shape the model or the tensor-parallel split cannot take."""
+        if self.hidden_size % self.num_attention_heads:
+            raise UsageError(f"hidden_size {self.hidden_size} is not a multiple of "
+                             f"num_attention_heads {self.num_attention_heads}")
+        if self.num_attention_heads % self.num_key_value_heads:
+            raise UsageError(f"num_attention_heads {self.num_attention_heads} is not a multiple of "
+                             f"num_key_value_heads {self.num_key_value_heads}")
+        for name in ("num_key_value_heads", "intermediate_size", "vocab_size"):
+            value = getattr(self, name)
+            if value % tensor_parallel:
+                raise UsageError(f"tensor parallel {tensor_parallel} does not divide {name} {value}: "
+                                 "choose a tensor-parallel degree that divides it")
+        return self
+
+
+# (layers, hidden, heads, kv heads, intermediate, max positions)
+LLAMA_SIZES = {
+    "tiny": (2, 64, 8, 4, 128, 512),
+    "100m": (12, 768, 12, 12, 2048, 2048),
+    "1b": (16, 2048, 32, 8, 5632, 2048),
+    "7b": (32, 4096, 32, 32, 11008, 4096),
+    "13b": (40, 5120, 40, 40, 13824, 4096),
+    "70b": (80, 8192, 64, 8, 28672, 4096),
+}
+
+
+def llama_config(name, vocab_size):
+    layers, hidden, heads, kv_heads, inter, positions = named_size(LLAMA_SIZES, name, "Llama")
+    return LlamaConfig(vocab_size=vocab_size, hidden_size=hidden, intermediate_size=inter,
+                       num_hidden_layers=layers, num_attention_heads=heads,
+                       num_key_value_heads=kv_heads, max_position_embeddings=positions)
+
+
+def llama_flops_per_token(config, seq_len):
+    """Training FLOPs (forward + backward) of one token: 6 x the weights it multiplies, plus
+    attention's 12 x layers x hidden x sequence length (the PaLM appendix B count)."""
+    c = config
+    kv = c.num_key_value_heads * c.head_dim
+    per_layer = c.hidden_size * (2 * c.hidden_size + 2 * kv) + 3 * c.hidden_size * c.intermediate_size
+    weights = c.num_hidden_layers * per_layer + c.vocab_size * c.hidden_size
+    return 6 * weights + 12 * c.num_hidden_layers * c.hidden_size * seq_len

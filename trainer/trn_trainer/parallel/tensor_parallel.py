@@ -1,0 +1,174 @@
+"""Tensor parallelism over one process group, as Megatron-LM and neuronx-distributed split a
+transformer block (docs/llama.md#tensor-parallel).
+
+A column-parallel linear holds a slice of the output features and a row-parallel one a slice of
+the input features. A block runs column then row, so its activations meet in one all-reduce in
+the forward pass and one in the backward pass. Megatron calls these operators f and g:
+`copy_to` (forward: identity, backward: all-reduce) and `reduce_from` (forward: all-reduce,
+backward: identity). The vocabulary is split across ranks too: the embedding looks up only
+its own rows, and the cross-entropy works on the rank's slice of the logits, so the full
+vocabulary's logits are never gathered.
+
+With one rank every operator is the identity, so tp 1 runs the plain model.
+"""
+
+import dataclasses
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorParallel:
+    """The tensor-parallel group and this rank's place in it (size 1: no group)."""
+
+    size: int = 1
+    rank: int = 0
+    group: object = None
+
+    def all_reduce(self, tensor, op=dist.ReduceOp.SUM):
+        if self.size > 1:
+            dist.all_reduce(tensor, op=op, group=self.group)
+        return tensor
+
+    def shard(self, tensor, dim):
+        """This rank's equal slice of `tensor` along `dim` (checked to divide)."""
+        if tensor.shape[dim] % self.size:
+            raise ValueError(f"dimension {dim} of size {tensor.shape[dim]} does not split into "
+                             f"{self.size} equal tensor-parallel slices")
+        return tensor.chunk(self.size, dim=dim)[self.rank].contiguous()
+
+    def gather(self, tensor, dim):
+        """The slices of every rank, concatenated along `dim` (no gradient)."""
+        if self.size == 1:
+            return tensor
+        parts = [torch.empty_like(tensor) for _ in range(self.size)]
+        dist.all_gather(parts, tensor.contiguous(), group=self.group)
+        return torch.cat(parts, dim=dim)
+
+
+class _CopyTo(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, tp):
+        ctx.tp = tp
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.tp.all_reduce(grad.contiguous()), None
+
+
+class _ReduceFrom(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, tp):
+        return tp.all_reduce(x.contiguous())
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+
+def copy_to(x, tp):
+    return x if tp.size == 1 else _CopyTo.apply(x, tp)
+
+
+def reduce_from(x, tp):
+    return x if tp.size == 1 else _ReduceFrom.apply(x, tp)
+
+
+def _split_features(features, what, tp):
+    """This rank's share of `features` (`what`: input or output), checked to divide."""
+    if features % tp.size:
+        raise ValueError(f"{features} {what} features do not split over tensor parallel {tp.size}")
+    return features // tp.size
+
+
+class ColumnParallelLinear(nn.Module):
+    """y[..., slice] = x W[slice]^T: this rank's slice of the output features (no bias: Llama)."""
+
+    def __init__(self, in_features, out_features, tp):
+        super().__init__()
+        self.tp = tp
+        self.weight = nn.Parameter(torch.empty(_split_features(out_features, "output", tp), in_features))
+
+    def forward(self, x):
+        return F.linear(copy_to(x, self.tp), self.weight)
+
+
+class RowParallelLinear(nn.Module):
+    """y = sum over ranks of x[..., slice] W[:, slice]^T: the input is already the rank's slice."""
+
+    def __init__(self, in_features, out_features, tp):
+        super().__init__()
+        self.tp = tp
+        self.weight = nn.Parameter(torch.empty(out_features, _split_features(in_features, "input", tp)))
+
+    def forward(self, x):
+        return reduce_from(F.linear(x, self.weight), self.tp)
+
+
+class VocabParallelEmbedding(nn.Module):
+    """Each rank holds rows [rank * V/tp, (rank + 1) * V/tp) of the table; a token's vector comes
+    from the one rank that holds it (the others add zeros)."""
+
+    def __init__(self, vocab_size, hidden_size, tp):
+        super().__init__()
+        if vocab_size % tp.size:
+            raise ValueError(f"vocabulary {vocab_size} does not split over tensor parallel {tp.size}")
+        self.tp = tp
+        self.rows = vocab_size // tp.size
+        self.first = tp.rank * self.rows
+        self.weight = nn.Parameter(torch.empty(self.rows, hidden_size))
+
+    def forward(self, ids):
+        if self.tp.size == 1:
+            return F.embedding(ids, self.weight)
+        local = ids - self.first
+        outside = (local < 0) | (local >= self.rows)
+        vectors = F.embedding(local.masked_fill(outside, 0), self.weight)
+        return reduce_from(vectors.masked_fill(outside.unsqueeze(-1), 0.0), self.tp)
+
+
+class _VocabParallelCrossEntropy(torch.autograd.Function):
+    """Per-token cross-entropy from this rank's slice of the logits [N, V/tp] (Megatron's
+    vocab-parallel cross-entropy): the maximum, the sum of exponentials and the target's logit
+    are all-reduced over the group; the gradient is softmax - one-hot on the rank's slice."""
+
+    @staticmethod
+    def forward(ctx, logits, target, tp, first):
+        logits = logits.float()
+        top = logits.max(dim=-1).values
+        tp.all_reduce(top, op=dist.ReduceOp.MAX)
+        shifted = logits - top.unsqueeze(-1)
+        local = target - first
+        here = (local >= 0) & (local < logits.shape[-1])
+        index = local.clamp(0, logits.shape[-1] - 1).unsqueeze(-1)
+        picked = shifted.gather(-1, index).squeeze(-1).masked_fill(~here, 0.0)
+        tp.all_reduce(picked)
+        exp = shifted.exp()
+        total = exp.sum(dim=-1)
+        tp.all_reduce(total)
+        ctx.save_for_backward(exp.div_(total.unsqueeze(-1)), index, here)
+        return total.log() - picked
+
+    @staticmethod
+    def backward(ctx, grad):
+        softmax, index, here = ctx.saved_tensors
+        grad_logits = softmax.clone()
+        grad_logits.scatter_add_(-1, index, -here.to(softmax.dtype).unsqueeze(-1))
+        return grad_logits * grad.unsqueeze(-1), None, None, None
+
+
+def vocab_parallel_cross_entropy(logits, target, tp, first, ignore_index=-100):
+    """Mean cross-entropy over the tokens whose target is not `ignore_index`; `logits` holds
+    vocabulary entries [first, first + logits.shape[-1]) of every token."""
+    keep = target != ignore_index
+    safe = target.masked_fill(~keep, 0)
+    if tp.size == 1:
+        losses = F.cross_entropy(logits.float(), safe, reduction="none")
+    else:
+        losses = _VocabParallelCrossEntropy.apply(logits, safe, tp, first)
+    count = keep.sum().clamp(min=1)
+    return (losses * keep).sum() / count

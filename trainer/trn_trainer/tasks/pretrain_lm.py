@@ -1,0 +1,210 @@
+"""Causal-LM pre-training of Llama with tensor parallelism, data parallelism and ZeRO-1
+(docs/llama.md#training): `python3 -m trn_trainer pretrain-lm`.
+
+The world is tp x dp ranks (parallel/lm_groups.py). Every tensor-parallel degree starts from the same
+full weights (LlamaForCausalLM.init_parameters), so the same global batch gives the same
+losses at any tp and dp, as the BERT trainer's world-size invariance does. The gradients are
+averaged over the data-parallel group and clipped by their global norm (the tensor-parallel
+shards' squares summed over the group, the norms' counted once). With --zero1 the AdamW state is
+sharded over the data-parallel group (torch's ZeroRedundancyOptimizer).
+"""
+
+import json
+import os
+import time
+
+import torch
+
+from ..checkpoint.group import coordination
+from ..data.lm_samples import LmData
+from ..devices.choice import select_device
+from ..environment import extracting_graphs_only, read_dist_env
+from ..errors import UsageError
+from ..heartbeat import Heartbeat, failure_text
+from ..models.llama import LlamaForCausalLM
+from ..models.llama_config import llama_config, llama_flops_per_token
+from ..parallel.llama_shards import split_dim
+from ..parallel.lm_groups import lm_groups
+from ..parallel.lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
+from ..training.master_weights import TrainedWeights
+from ..training.optim import WarmupDecay, warmup_steps
+from ..weights import tp_weights
+from .pretrain_lm_saves import LmSaves
+
+
+def check_args(args, world_size):
+    if args.pipeline_parallel != 1:
+        raise UsageError(f"--pipeline-parallel {args.pipeline_parallel}: the bundled trainer has no pipeline "
+                         "schedule (docs/llama.md#status); use tensor_parallel and data parallelism, or a "
+                         "profile running your own neuronx-distributed script (llama2_7b_nxd)")
+    if args.steps < 1:
+        raise UsageError(f"--steps {args.steps}: must be at least 1")
+    if world_size % args.tensor_parallel:
+        raise UsageError(f"--tensor-parallel {args.tensor_parallel} does not divide the world of "
+                         f"{world_size} processes")
+    dp = world_size // args.tensor_parallel
+    if args.micro_batch < 1 or args.global_batch % (args.micro_batch * dp):
+        raise UsageError(f"--global-batch {args.global_batch} is not a whole number of micro-batches "
+                         f"{args.micro_batch} x data-parallel {dp}: make it a multiple of "
+                         f"{args.micro_batch * dp}")
+    return dp
+
+
+def pretrain_lm(args):
+    env = read_dist_env()
+    heartbeat = Heartbeat(env.rank)
+    try:
+        summary = _train(args, env, heartbeat)
+    except BaseException as e:
+        heartbeat.stopped(failure_text(e))
+        raise
+    heartbeat.stopped()
+    return summary
+
+
+def _train(args, env, heartbeat):
+    dp = check_args(args, env.world_size)
+    device = select_device(args.device, args.dtype, env)
+    device.init_process_group()
+    ranks = coordination(env, snapshots=False)
+    groups = lm_groups(env.rank, env.world_size, args.tensor_parallel)
+    device.manual_seed(args.seed)
+    main = env.rank == 0
+
+    def say(message):
+        if main:
+            print(message, flush=True)
+
+    data = LmData(args.data, args.seed)
+    vocab_size = data.vocab_size or args.vocab_size
+    if data.max_token >= vocab_size:
+        raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
+                         f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
+    config = llama_config(args.model, vocab_size).check(args.tensor_parallel)
+    weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed)))
+    forward = _compiled(weights.model, device) if args.compile else weights.model
+    optimizer = build_optimizer(weights.stepped, args, groups)
+    schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
+    run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
+           "vocab_size": vocab_size}
+    saves = LmSaves(args, env, groups, ranks, device.snapshot_overlaps, say)
+    extract = extracting_graphs_only()  # trn-run's compile phase: trace the steps, write nothing
+    writes = main and not extract
+    start, consumed = 0, 0
+    state = None if extract else saves.resume(run)
+    if state is not None:
+        weights.load(state["model"])
+        saves.restore_optimizer(optimizer, state)
+        start, consumed = int(state["step"]), int(state["consumed_samples"])
+    elif args.init_from and not extract:  # weights convert split wrote; fresh optimizer, step 0
+        weights.load(tp_weights.read_rank(args.init_from, groups.tp, config))
+        say(f"started from the weights in {args.init_from}")
+    state = None  # the host copy is not needed any more
+    if writes:
+        os.makedirs(args.output, exist_ok=True)
+    if main:
+        parameters = sum(p.numel() * (1 if split_dim(n) is None else groups.tp.size)
+                         for n, p in weights.model.named_parameters())
+        print(f"trn_trainer: llama {args.model} ({parameters:,} parameters, tp {groups.tp.size} x "
+              f"dp {dp}) on {device.describe()}, micro-batch {args.micro_batch} x "
+              f"accumulation {args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
+              f"{args.global_batch} of {data.seq_len} tokens", flush=True)
+    if extract:
+        say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {args.steps} steps to produce every graph and "
+            "writing nothing")
+    metrics = _metrics_file(args.output, start) if writes else None
+    started, losses = time.time(), []
+    heartbeat.step_done(start)
+    for step in range(start + 1, args.steps + 1):
+        began = time.perf_counter()
+        batches = data.micro_batches(consumed, args.global_batch, args.micro_batch, dp, groups.dp_rank)
+        loss_sum = None
+        for batch in device.micro_batches([{"ids": ids} for ids in batches]):
+            with device.autocast():
+                loss = forward(batch["ids"], batch["ids"]) / len(batches)
+            loss.backward()
+            loss_sum = loss.detach().float() if loss_sum is None else loss_sum + loss.detach().float()
+        named = list(weights.model.named_parameters())
+        average_over_data_parallel([p.grad for _, p in named] + [loss_sum], groups)
+        norm = clip_gradients(named, weights.model.tp, args.grad_clip)
+        lr = schedule.apply(optimizer, step)
+        saves.fence()
+        weights.optimizer_step(optimizer)
+        weights.model.zero_grad(set_to_none=False)
+        if weights.master:  # the fp32 copies' gradients are made anew from the model's each step
+            optimizer.zero_grad(set_to_none=True)
+        device.step_end()
+        consumed += args.global_batch
+        losses.append(loss_sum.item())  # after the step's graph ran (XLA): no extra graph cut
+        heartbeat.step_done(step)
+        seconds = time.perf_counter() - began
+        tokens_per_s = args.global_batch * data.seq_len / seconds
+        if writes:
+            metrics.write(json.dumps({"step": step, "loss": losses[-1], "lr": lr, "grad_norm": norm.item(),
+                                      "tokens_per_s": tokens_per_s, "step_time_s": seconds}) + "\n")
+            metrics.flush()
+        if main:
+            if step % args.log_every == 0 or step in (1, args.steps):
+                print(f"step {step}/{args.steps} | loss {losses[-1]:.4f} | lr {lr:.3e} | "
+                      f"{tokens_per_s:,.0f} tokens/s", flush=True)
+        due = step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0)
+        if due and not extract:
+            progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
+            saves.save(step, lambda: (weights.state(), optimizer, progress, run), last=step == args.steps)
+    saves.finish()
+    if writes:
+        metrics.close()
+    if main and not losses:  # resumed from the last step: nothing left to train
+        print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
+    elif writes:
+        summary = _report(args, config, data, losses, started, groups, dp, saves.report())
+        print(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
+              f"{os.path.join(args.output, 'results.json')}", flush=True)
+    device.barrier()
+    device.shutdown()
+    return losses
+
+
+def _compiled(model, device):
+    """torch.compile's version of `model` (the same parameters): fused kernels for the
+    memory-bound parts of a step (norms, rotary, the loss), which eager PyTorch runs one by one."""
+    if not hasattr(torch, "compile"):
+        raise UsageError(f"--compile needs torch >= 2.0; this is torch {torch.__version__}: leave --compile "
+                         "out")
+    if device.kind == "xla":
+        raise UsageError("--compile on XLA: torch-xla traces and compiles the step's graph itself; leave "
+                         "--compile out")
+    return torch.compile(model)
+
+
+def _metrics_file(output, start):
+    """metrics.jsonl for appending, without the rows of steps after `start` (a resumed run
+    trains them again)."""
+    path = os.path.join(output, "metrics.jsonl")
+    rows = []
+    if start and os.path.exists(path):
+        with open(path) as f:
+            rows = [line for line in f if line.strip() and json.loads(line)["step"] <= start]
+    with open(path, "w") as f:
+        f.writelines(rows)
+    return open(path, "a")
+
+
+def _report(args, config, data, losses, started, groups, dp, checkpoints):
+    seconds = time.time() - started
+    tokens_per_s = len(losses) * args.global_batch * data.seq_len / seconds
+    flops = llama_flops_per_token(config, data.seq_len) * tokens_per_s
+    results = {"results": {
+        "metrics": [{"MetricName": "Final loss", "MeasuredValue": losses[-1], "Units": "None"},
+                    {"MetricName": "Average throughput", "MeasuredValue": tokens_per_s, "Units": "tokens/s"},
+                    {"MetricName": "Model TFLOP/s", "MeasuredValue": flops / 1e12, "Units": "TFLOP/s"}],
+        "parameters": {"model": args.model, "tensor_parallel": groups.tp.size, "data_parallel": dp,
+                       "zero1": bool(args.zero1 and dp > 1), "global_batch": args.global_batch,
+                       "micro_batch": args.micro_batch, "seq_len": data.seq_len, "steps": args.steps,
+                       "config": config.to_dict()},
+        "checkpoints": checkpoints}}
+    with open(os.path.join(args.output, "results.json.tmp"), "w") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+    os.replace(os.path.join(args.output, "results.json.tmp"), os.path.join(args.output, "results.json"))
+    return {"tokens_per_s": tokens_per_s}

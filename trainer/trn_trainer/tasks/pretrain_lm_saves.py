@@ -1,0 +1,76 @@
+"""pretrain-lm's checkpoints through the checkpoint engine (docs/llama.md#checkpoints): written
+in the background (the step pays for a copy into host memory), to the node-local tier, the run
+directory and the object store the run names, and resumed from the newest one every rank can
+read. What a checkpoint holds is checkpoint/llama_state.py's."""
+
+import os
+
+from ..checkpoint import llama_state
+from ..checkpoint.group import agreed_resume_step
+from ..checkpoint.tiers import TierWriter
+from ..checkpoint.writer import CheckpointWriter
+from ..errors import CheckpointError
+from .pretrain_inputs import checkpoint_tiers
+
+
+class LmSaves:
+    def __init__(self, args, env, groups, coordination, overlap, say):
+        """coordination: checkpoint/group.py's for the ranks; overlap: the device lets the copy into
+        host memory run beside the next step."""
+        self.args, self.groups, self.group, self.say = args, groups, coordination, say
+        self.zero1 = bool(args.zero1 and groups.dp_size > 1)
+        self.tiers = checkpoint_tiers(args, say)
+        self.tier_writer = TierWriter(self.tiers, coordination, env.local_rank, say)
+        self.writer = CheckpointWriter(self.tier_writer.persist, say, coordination, args.checkpoint_mode,
+                                       overlap=overlap)
+
+    def resume(self, run):
+        """The state every rank resumes from (None: start at step 0): the newest checkpoint
+        this rank can load, or the oldest of the ranks' newest when they differ (a node whose
+        local tier lost one). run: the settings a checkpoint must have been written with."""
+        if self.args.no_resume:
+            return None
+        if self.tiers.store is not None:  # a newer checkpoint in the store comes into --output first
+            self.tiers.store.restore_newer(self.args.output, self.say)
+        state, step = llama_state.load_newest(self.tiers, self.groups, self.zero1, run, self.say)
+        agreed = agreed_resume_step(self.group.resume_steps(step), self.args.output)
+        if agreed != step:
+            try:
+                state = llama_state.load_step(self.tiers, agreed, self.groups, self.zero1, run)
+            except ValueError as e:
+                raise CheckpointError(
+                    f"rank {self.group.rank} cannot read checkpoint {agreed} of {self.tiers.shared}, "
+                    f"which every rank resumes from ({e}); check the run directory on this node") from None
+        if state is not None:
+            self.say(f"resumed from {self.tiers.path(agreed)} (step {state['step']}, "
+                     f"{state['consumed_samples']} samples consumed)")
+        return state
+
+    def restore_optimizer(self, optimizer, state):
+        if self.zero1:  # this rank's partition, into ZeroRedundancyOptimizer's local optimizer
+            optimizer.optim.load_state_dict(state[llama_state.ZERO1_PARTITION])
+        else:
+            optimizer.load_state_dict(state["optimizer"])
+
+    def save(self, step, capture, last):
+        """capture() -> (model state, optimizer, progress, run) of the step just taken."""
+        def share():
+            model_state, optimizer, progress, run = capture()
+            return llama_state.capture(model_state, optimizer, self.groups, self.zero1, progress, run)
+
+        self.writer.submit(step, share, must=last)
+
+    def fence(self):
+        """Before the optimizer changes the weights: a copy of them still being made is done."""
+        self.writer.fence()
+
+    def finish(self):
+        self.writer.wait()
+
+    def report(self):
+        report = self.writer.report()
+        report.update(uploads_failed=self.tier_writer.uploads_failed,
+                      local_failed=self.tier_writer.local_failed, tiers=self.tiers.names(),
+                      shards=self.group.world_size, zero1_partitions=self.zero1,
+                      run_directory=os.path.abspath(self.tiers.shared))
+        return report
