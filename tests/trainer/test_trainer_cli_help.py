@@ -4,6 +4,7 @@ to the options, record them again with `/usr/bin/python3 tests/trainer/test_trai
 (the same invocation as the test's)."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -34,6 +35,18 @@ def help_output(command):
 def test_help_unchanged(command):
     with open(golden_path(command), "rb") as f:
         assert help_output(command).decode() == f.read().decode()
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "top")
+def test_each_default_said_once(command):
+    """No option's help says its default twice ("(default: train one ...) (default: None)"), and
+    none says "(default: None)" for an option that has none."""
+    text = help_output(command).decode()
+    options = re.split(r"\n  (?=-)", text)
+    for option in options:
+        flat = " ".join(option.split())
+        assert "(default: None)" not in flat, flat
+        assert flat.count("default:") <= 1, flat
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--record"]:

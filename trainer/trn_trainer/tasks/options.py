@@ -7,6 +7,17 @@ import os
 from .. import env_names
 
 
+class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's "(default: X)" once per option: not where the help already says the default,
+    and not for an option without one (None) or one that must be given."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.required or action.default in (None, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
+
+
 def _device_args(p):
     p.add_argument("--device", choices=("auto", "cpu", "cuda", "xla"), default="auto")
     p.add_argument("--dtype", choices=("auto", "fp32", "bf16"), default="auto",
@@ -37,7 +48,7 @@ def _checkpoint_tier_args(p):
 
 def add_pretrain(sub):
     p = sub.add_parser("pretrain", help="BERT pre-training (MLM + NSP) on HDF5 shards",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=DefaultsHelpFormatter)
     p.add_argument("--data", required=True, help="folder holding the *_training_*.hdf5 shards")
     p.add_argument("--output", required=True, help="folder for checkpoints, metrics and results")
     p.add_argument("--model", default="large", help="tiny, mini, base or large")
@@ -91,7 +102,7 @@ def add_pretrain(sub):
 
 def add_finetune(sub):
     p = sub.add_parser("finetune", help="BERT fine-tuning for sequence classification (docs/finetune.md)",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=DefaultsHelpFormatter)
     p.add_argument("--train", required=True, help="CSV (header text,label[,text_b]) or JSON-lines file")
     p.add_argument("--eval", required=True, help="evaluated after every epoch; same format")
     p.add_argument("--vocab", required=True, help="the BERT vocab.txt the model was pre-trained with")
@@ -121,7 +132,7 @@ def add_finetune(sub):
 
 def add_prepare_data(sub):
     p = sub.add_parser("prepare-data", help="text corpus -> BERT HDF5 shards",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=DefaultsHelpFormatter)
     p.add_argument("--input", nargs="+", required=True, help="UTF-8 text files or folders")
     p.add_argument("--output", required=True, help="folder for the shards and vocab.txt")
     p.add_argument("--vocab", default=None, help="a BERT vocab.txt (default: build one from the corpus)")
@@ -141,7 +152,7 @@ def add_prepare_data(sub):
 
 def add_pretrain_lm(sub):
     p = sub.add_parser("pretrain-lm", help="Llama causal-LM pre-training: tensor/data parallel, ZeRO-1",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=DefaultsHelpFormatter)
     p.add_argument("--data", required=True, help="folder holding prepare-lm's *_training_*.hdf5 shards")
     p.add_argument("--output", required=True, help="folder for metrics and results")
     p.add_argument("--model", default="tiny", help="tiny, 100m, 1b, 7b, 13b or 70b")
@@ -173,7 +184,7 @@ def add_pretrain_lm(sub):
 
 def add_prepare_lm(sub):
     p = sub.add_parser("prepare-lm", help="text corpus -> packed causal-LM samples (Llama)",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=DefaultsHelpFormatter)
     p.add_argument("--input", nargs="+", required=True, help="UTF-8 text files or folders")
     p.add_argument("--output", required=True, help="folder for the shards and tokenizer.model")
     p.add_argument("--tokenizer", default=None,
@@ -190,7 +201,7 @@ def add_convert(sub):
     p = sub.add_parser("convert", help="Llama weights: tensor-parallel shards <-> Hugging Face folder")
     directions = p.add_subparsers(dest="direction", required=True)
     merge = directions.add_parser("merge", help="pretrain-lm checkpoint (or split folder) -> Hugging Face",
-                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                  formatter_class=DefaultsHelpFormatter)
     merge.add_argument("--input", required=True,
                        help="a pretrain-lm run directory, or a folder convert split wrote")
     merge.add_argument("--step", type=int, default=None, help="the checkpoint's step (default: the newest)")
@@ -199,7 +210,7 @@ def add_convert(sub):
     merge.add_argument("--dtype", choices=("same", "fp32", "bf16", "fp16"), default="same",
                        help="the weights' type in the output (same: as trained)")
     split = directions.add_parser("split", help="Hugging Face folder -> shards for pretrain-lm --init-from",
-                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                                  formatter_class=DefaultsHelpFormatter)
     split.add_argument("--input", required=True, help="a Hugging Face Llama folder (config.json and weights)")
     split.add_argument("--tensor-parallel", type=int, required=True, help="the degree of the run to start")
     for q in (merge, split):
