@@ -94,3 +94,13 @@ def test_non_finite_weights_are_never_checkpointed():
     check_weights(4, weights_finite(good))
     with pytest.raises(DivergedError, match="step 5:"):
         check_weights(5, weights_finite(good + [torch.tensor([1.0, math.inf])]))
+
+
+@pytest.mark.parametrize("command", ["prepare-data", "prepare-lm"])
+def test_a_shard_name_that_leaves_the_output_folder_is_refused(tmp_path, capsys, command):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("one sentence here. another one there.\n" * 50)
+    out = tmp_path / "data"
+    _one_error(capsys, [command, "--input", str(corpus), "--output", str(out), "--name", "../escaped"],
+               EXIT_USAGE, "--name '../escaped'", "plain name")
+    assert not list(tmp_path.glob("escaped*")) and not out.exists()

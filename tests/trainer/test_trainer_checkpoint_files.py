@@ -1,7 +1,9 @@
 """Checkpoint files, shards and tiers: what is written where, what is kept, and which
 checkpoint a run resumes from when parts of them are missing or damaged."""
 
+import json
 import os
+import signal
 
 import pytest
 import torch
@@ -198,3 +200,44 @@ def test_ranks_agree_on_the_oldest_newest_checkpoint():
     assert agreed_resume_step([-1, -1], "run") == -1
     with pytest.raises(CheckpointError, match=r"rank\(s\) 1 found no checkpoint in run while rank 0"):
         agreed_resume_step([4, -1], "run")
+
+
+@pytest.fixture
+def no_hang():
+    """A read that blocks (a FIFO with no writer) fails the test after 20 s instead of hanging it."""
+    def hung(signum, frame):
+        raise TimeoutError("a checkpoint reader blocked")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_manifest_or_shard_that_is_no_regular_file_is_refused_at_once(tmp_path, no_hang):
+    for step in (2, 3, 4):
+        save(tmp_path, step, trainer_state(step))
+    (tmp_path / "ckpt_4.json").unlink()
+    os.mkfifo(tmp_path / "ckpt_4.json")  # no writer ever comes
+    (tmp_path / "ckpt_3.pt").unlink()
+    os.symlink("/dev/zero", tmp_path / "ckpt_3.pt")  # endless: the manifest's size bounds the read
+    warnings = []
+    state, step, _ = load_newest(Tiers(str(tmp_path), keep=0), warnings.append)
+    assert step == 2 and state["step"] == 2
+    assert "ckpt_4.json is not a regular file" in warnings[0], warnings
+    assert "ckpt_3.pt is not a regular file" in warnings[1], warnings
+
+
+def test_a_manifest_naming_a_file_outside_its_folder_is_refused(tmp_path, no_hang):
+    secret = tmp_path / "secret"
+    secret.write_bytes(b"not a checkpoint")
+    run = tmp_path / "run"
+    for step in (2, 3):
+        save(run, step, trainer_state(step))
+    manifest = json.loads((run / "ckpt_3.json").read_text())
+    manifest["shards"][0]["file"] = "../secret"
+    (run / "ckpt_3.json").write_text(json.dumps(manifest))
+    warnings = []
+    _, step, _ = load_newest(Tiers(str(run), keep=0), warnings.append)
+    assert step == 2 and "'../secret', which is not a file inside its folder" in warnings[0], warnings

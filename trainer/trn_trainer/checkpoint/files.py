@@ -15,12 +15,14 @@ import shutil
 import torch
 
 from ..errors import CheckpointError
+from ..outside_files import plain_name, read_regular_file
 
 _STATE = re.compile(r"^ckpt_(\d+)\.pt$")
 _MANIFEST = re.compile(r"^ckpt_(\d+)\.json$")
 # Every file of a step, temporary ones (a writer that was killed) included.
 _ANY_FILE = re.compile(r"^\.?ckpt_(\d+)(?:\.shard\d+)?\.(?:pt|json)(?:\.tmp-\d+)?$")
 MANIFEST_FORMATS = (1, 2)  # 1: one shard (trn_trainer before sharding); 2: a shard per rank
+MAX_MANIFEST_BYTES = 16 << 20  # a manifest lists one small entry per rank
 REQUIRED = ("step", "model", "optimizer", "consumed_samples", "model_config", "optimizer_name")
 
 
@@ -82,15 +84,20 @@ def read_manifest(directory, step):
     not describe the step's shards."""
     path = os.path.join(directory, manifest_name(step))
     try:
-        with open(path) as f:
-            manifest = json.load(f)
+        manifest = json.loads(read_regular_file(path, MAX_MANIFEST_BYTES, "manifest"))
     except FileNotFoundError:
         return None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"manifest {path} is not valid JSON ({e})") from None
     shards = manifest.get("shards") if isinstance(manifest, dict) else None
     if (not isinstance(shards, list) or not shards or manifest.get("format") not in MANIFEST_FORMATS
             or manifest.get("step") != step
-            or any(not isinstance(e, dict) or {"file", "bytes", "sha256"} - e.keys() for e in shards)):
+            or any(not isinstance(e, dict) or {"file", "bytes", "sha256"} - e.keys()
+                   or not isinstance(e["bytes"], int) or isinstance(e["bytes"], bool) or e["bytes"] < 0
+                   for e in shards)):
         raise ValueError(f"manifest {path} does not describe the shards of step {step}")
+    for entry in shards:  # a manifest names files of its own folder only
+        plain_name(entry["file"], f"manifest {path}")
     for rank, entry in enumerate(shards):
         entry.setdefault("rank", rank)  # format 1: one shard, rank 0's
     return manifest
@@ -106,10 +113,10 @@ def check_shard(entry, size, sha256, what):
 def read_shard_bytes(directory, entry):
     """The bytes of manifest entry `entry`'s shard in `directory`, checked against the entry;
     ValueError when missing, truncated or corrupt."""
-    path = os.path.join(directory, entry["file"])
+    path = os.path.join(directory, plain_name(entry["file"], "a manifest"))
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        # The manifest says the size: nothing larger is read (a link to /dev/zero, a FIFO).
+        data = read_regular_file(path, entry["bytes"], "its shard")
     except FileNotFoundError:
         raise ValueError(f"its shard {entry['file']} is missing") from None
     check_shard(entry, len(data), hashlib.sha256(data).hexdigest(), f"its shard {path}")

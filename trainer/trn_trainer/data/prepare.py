@@ -14,6 +14,7 @@ import h5py
 import numpy as np
 
 from ..errors import DataError, UsageError
+from ..outside_files import UnreadableFile, plain_name
 from .wordpiece import WordPieceTokenizer, build_vocab, load_vocab, write_vocab
 
 KEYS_AND_DTYPES = (  # exactly what NVIDIA's DeepLearningExamples writes
@@ -183,15 +184,26 @@ def write_summary(path, summary):
         f.write("\n")
 
 
-def prepare_data(args):
-    if args.seq_len < 16 or args.seq_len > 512:
-        raise UsageError(f"--seq-len {args.seq_len}: must be between 16 and 512 (BERT uses 128 or 512)")
-    if not 1 <= args.max_pred < args.seq_len:
-        raise UsageError(f"--max-pred {args.max_pred}: must be at least 1 and below --seq-len")
+def check_shard_layout(args):
+    """What prepare-data and prepare-lm both take: shards named --name inside --output, and how
+    many."""
+    try:
+        plain_name(args.name, "--name")
+    except UnreadableFile:
+        raise UsageError(f"--name {args.name!r}: the shards' name prefix, written inside --output: give "
+                         "a plain name (no '/', not . or ..)") from None
     if args.num_shards < 1:
         raise UsageError(f"--num-shards {args.num_shards}: must be at least 1")
     if not 0.0 <= args.test_fraction < 1.0:
         raise UsageError(f"--test-fraction {args.test_fraction}: must be in [0, 1)")
+
+
+def prepare_data(args):
+    check_shard_layout(args)
+    if args.seq_len < 16 or args.seq_len > 512:
+        raise UsageError(f"--seq-len {args.seq_len}: must be between 16 and 512 (BERT uses 128 or 512)")
+    if not 1 <= args.max_pred < args.seq_len:
+        raise UsageError(f"--max-pred {args.max_pred}: must be at least 1 and below --seq-len")
     existing = []
     if os.path.isdir(args.output):
         existing = [n for n in os.listdir(args.output) if n.endswith(".hdf5")]

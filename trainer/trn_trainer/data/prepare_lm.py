@@ -18,7 +18,7 @@ import h5py
 import numpy as np
 
 from ..errors import DataError, UsageError
-from .prepare import read_documents, write_summary
+from .prepare import check_shard_layout, read_documents, write_summary
 
 TOKENIZER_FILE = "tokenizer.model"
 
@@ -55,12 +55,9 @@ def pack(token_lists, eos_id, seq_len):
 
 
 def _check(args):
+    check_shard_layout(args)
     if not 16 <= args.seq_len <= 32768:
         raise UsageError(f"--seq-len {args.seq_len}: must be between 16 and 32768 (Llama 2 uses 4096)")
-    if args.num_shards < 1:
-        raise UsageError(f"--num-shards {args.num_shards}: must be at least 1")
-    if not 0.0 <= args.test_fraction < 1.0:
-        raise UsageError(f"--test-fraction {args.test_fraction}: must be in [0, 1)")
     if args.tokenizer is None and not 64 <= args.vocab_size <= 256000:
         raise UsageError(f"--vocab-size {args.vocab_size}: must be between 64 and 256000")
     if args.tokenizer is not None and not os.path.isfile(args.tokenizer):

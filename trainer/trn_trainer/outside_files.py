@@ -1,0 +1,41 @@
+"""Reading files that come from outside the process (checkpoint shards and manifests, weights):
+regular files only, opened without blocking and refused by their size before a byte is read, so
+that a FIFO never hangs a reader and a link to /dev/zero never fills memory; and names taken
+from such a file only as plain names inside their folder."""
+
+import os
+import stat
+
+
+class UnreadableFile(ValueError):
+    """The file is there but cannot be what its reader expects; the message names it."""
+
+
+def read_regular_file(path, max_bytes, what="file"):
+    """The bytes of `path`, a regular file of at most `max_bytes`. FileNotFoundError when it is
+    missing; UnreadableFile naming `what` and the path when it is a FIFO, device or folder, or
+    larger."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnreadableFile(f"{what} {path} is not a regular file (a FIFO, device or folder)")
+        if info.st_size > max_bytes:
+            raise UnreadableFile(f"{what} {path} has {info.st_size} bytes, more than the {max_bytes} "
+                                 "it may have")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(max_bytes + 1)
+        if len(data) > max_bytes:  # grew while it was read
+            raise UnreadableFile(f"{what} {path} has more than the {max_bytes} bytes it may have")
+        return data
+    finally:
+        os.close(fd)
+
+
+def plain_name(name, what):
+    """`name` when it names a file inside its folder (no folder part, not . or ..); else
+    UnreadableFile naming `what`."""
+    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\0" in name
+            or os.path.basename(name) != name):
+        raise UnreadableFile(f"{what} names {name!r}, which is not a file inside its folder")
+    return name
