@@ -104,3 +104,30 @@ def test_a_shard_name_that_leaves_the_output_folder_is_refused(tmp_path, capsys,
     _one_error(capsys, [command, "--input", str(corpus), "--output", str(out), "--name", "../escaped"],
                EXIT_USAGE, "--name '../escaped'", "plain name")
     assert not list(tmp_path.glob("escaped*")) and not out.exists()
+
+
+@pytest.mark.parametrize("extra, needles", [
+    (["--tensor-parallel", "0"], ["--tensor-parallel 0: give a degree of at least 1"]),
+    (["--lr", "nan"], ["--lr nan: must be a finite number above 0"]),
+    (["--global-batch", "0"], ["--global-batch 0: must be at least 1"]),
+    # A model this machine cannot hold is refused from its size, before anything is allocated
+    # (70b grew to 24 GB before the kernel killed it).
+    (["--model", "70b", "--vocab-size", "32000"], ["--model 70b on CPU", "GiB of this machine's memory"]),
+])
+def test_pretrain_lm_settings_out_of_range_are_one_clear_error(lm_data, tmp_path, capsys, extra, needles):
+    out = tmp_path / "run"
+    args = ["pretrain-lm", "--data", str(lm_data), "--output", str(out), "--model", "tiny",
+            "--global-batch", "8", "--micro-batch", "2", "--steps", "2", "--device", "cpu", *extra]
+    _one_error(capsys, args, EXIT_USAGE, *needles)
+
+
+def test_a_config_claiming_a_billion_layers_is_refused_before_anything_is_built(tmp_path, capsys):
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        '{"model_type": "llama", "architectures": ["LlamaForCausalLM"], "vocab_size": 256, '
+        '"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1000000000, '
+        '"num_attention_heads": 8, "num_key_value_heads": 4, "max_position_embeddings": 512}')
+    args = ["convert", "split", "--input", str(folder), "--tensor-parallel", "2",
+            "--output", str(tmp_path / "out")]
+    _one_error(capsys, args, EXIT_DATA, "config.json: num_hidden_layers 1000000000 is not a Llama's")

@@ -28,6 +28,10 @@ class LlamaConfig(HfConfig):
 
     def check(self, tensor_parallel=1):
         """A clear error for a shape the model or the tensor-parallel split cannot take."""
+        for name, most in SIZE_LIMITS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+                raise UsageError(f"{name} {value} is not a Llama's: give a whole number from 1 to {most}")
         if self.hidden_size % self.num_attention_heads:
             raise UsageError(f"hidden_size {self.hidden_size} is not a multiple of "
                              f"num_attention_heads {self.num_attention_heads}")
@@ -41,6 +45,12 @@ class LlamaConfig(HfConfig):
                                  "choose a tensor-parallel degree that divides it")
         return self
 
+
+# Far beyond every published Llama (70B: 80 layers, hidden 8192): a config past them is a mistake,
+# refused before anything is allocated for it.
+SIZE_LIMITS = {"num_hidden_layers": 1024, "hidden_size": 65536, "intermediate_size": 1 << 20,
+               "num_attention_heads": 1024, "num_key_value_heads": 1024, "vocab_size": 10_000_000,
+               "max_position_embeddings": 1 << 20}
 
 # (layers, hidden, heads, kv heads, intermediate, max positions)
 LLAMA_SIZES = {
@@ -60,11 +70,22 @@ def llama_config(name, vocab_size):
                        num_key_value_heads=kv_heads, max_position_embeddings=positions)
 
 
+def _multiplied_weights(c):
+    """The weights a token multiplies: every layer's projections and the output head."""
+    kv = c.num_key_value_heads * c.head_dim
+    per_layer = c.hidden_size * (2 * c.hidden_size + 2 * kv) + 3 * c.hidden_size * c.intermediate_size
+    return c.num_hidden_layers * per_layer + c.vocab_size * c.hidden_size
+
+
+def llama_parameter_count(config):
+    """Every parameter: the multiplied weights, the embedding and the RMSNorm scales."""
+    c = config
+    return (_multiplied_weights(c) + c.vocab_size * c.hidden_size
+            + (2 * c.num_hidden_layers + 1) * c.hidden_size)
+
+
 def llama_flops_per_token(config, seq_len):
     """Training FLOPs (forward + backward) of one token: 6 x the weights it multiplies, plus
     attention's 12 x layers x hidden x sequence length (the PaLM appendix B count)."""
     c = config
-    kv = c.num_key_value_heads * c.head_dim
-    per_layer = c.hidden_size * (2 * c.hidden_size + 2 * kv) + 3 * c.hidden_size * c.intermediate_size
-    weights = c.num_hidden_layers * per_layer + c.vocab_size * c.hidden_size
-    return 6 * weights + 12 * c.num_hidden_layers * c.hidden_size * seq_len
+    return 6 * _multiplied_weights(c) + 12 * c.num_hidden_layers * c.hidden_size * seq_len

@@ -10,6 +10,7 @@ sharded over the data-parallel group (torch's ZeroRedundancyOptimizer).
 """
 
 import json
+import math
 import os
 import time
 
@@ -22,10 +23,11 @@ from ..environment import extracting_graphs_only, read_dist_env
 from ..errors import UsageError
 from ..heartbeat import Heartbeat, failure_text
 from ..models.llama import LlamaForCausalLM
-from ..models.llama_config import llama_config, llama_flops_per_token
+from ..models.llama_config import llama_config, llama_flops_per_token, llama_parameter_count
 from ..parallel.llama_shards import split_dim
 from ..parallel.lm_groups import lm_groups
 from ..parallel.lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
+from ..training.host_memory import check_fits
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, warmup_steps
 from ..weights import tp_weights
@@ -39,6 +41,14 @@ def check_args(args, world_size):
                          "profile running your own neuronx-distributed script (llama2_7b_nxd)")
     if args.steps < 1:
         raise UsageError(f"--steps {args.steps}: must be at least 1")
+    if args.tensor_parallel < 1:
+        raise UsageError(f"--tensor-parallel {args.tensor_parallel}: give a degree of at least 1")
+    if not (math.isfinite(args.lr) and args.lr > 0):
+        raise UsageError(f"--lr {args.lr}: must be a finite number above 0")
+    if not math.isfinite(args.warmup):
+        raise UsageError(f"--warmup {args.warmup}: must be a finite number")
+    if args.global_batch < 1:
+        raise UsageError(f"--global-batch {args.global_batch}: must be at least 1")
     if world_size % args.tensor_parallel:
         raise UsageError(f"--tensor-parallel {args.tensor_parallel} does not divide the world of "
                          f"{world_size} processes")
@@ -81,6 +91,13 @@ def _train(args, env, heartbeat):
         raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
                          f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
     config = llama_config(args.model, vocab_size).check(args.tensor_parallel)
+    if device.kind == "cpu":
+        # fp32 weights and gradients and AdamW's two moments: 16 bytes a parameter, split by
+        # tensor parallel, for each process on this machine.
+        per_process = 16 * llama_parameter_count(config) // args.tensor_parallel
+        check_fits(per_process * env.local_world_size, f"--model {args.model} on CPU "
+                   f"({env.local_world_size} process(es) here, tensor parallel {args.tensor_parallel})",
+                   "choose a smaller --model, or train it on Trainium or GPUs")
     weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed)))
     forward = _compiled(weights.model, device) if args.compile else weights.model
     optimizer = build_optimizer(weights.stepped, args, groups)
