@@ -131,3 +131,40 @@ def test_a_config_claiming_a_billion_layers_is_refused_before_anything_is_built(
     args = ["convert", "split", "--input", str(folder), "--tensor-parallel", "2",
             "--output", str(tmp_path / "out")]
     _one_error(capsys, args, EXIT_DATA, "config.json: num_hidden_layers 1000000000 is not a Llama's")
+
+
+def test_prepare_data_settings_out_of_range_are_one_clear_error(tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("one sentence here. another one there.\n" * 50)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    base = ["prepare-data", "--input", str(corpus)]
+    _one_error(capsys, [*base, "--output", str(tmp_path / "d1"), "--masked-lm-prob", "2"], EXIT_USAGE,
+               "--masked-lm-prob 2.0: must be above 0 and below 1")
+    _one_error(capsys, [*base, "--output", str(tmp_path / "d2"), "--vocab-size", "0"], EXIT_USAGE,
+               "--vocab-size 0: must be from 16")
+    for command in ("prepare-data", "prepare-lm"):
+        _one_error(capsys, [command, "--input", str(corpus), "--output", str(a_file)], EXIT_USAGE,
+                   f"--output {a_file}: is a file, not a folder")
+
+
+def test_pretrain_settings_that_cannot_run_are_one_clear_error(corpus_dir, tmp_path, capsys):
+    out = str(tmp_path / "run")
+    _one_error(capsys, pretrain_args(corpus_dir, out, "--global-batch", "0", steps=2), EXIT_USAGE,
+               "--global-batch 0: must be at least 1")
+
+
+def test_a_data_folder_without_vocab_txt_is_said(corpus_dir, tmp_path, capsys):
+    data = tmp_path / "data"
+    shutil.copytree(corpus_dir, data)
+    (data / "vocab.txt").unlink()
+    main(pretrain_args(str(data), str(tmp_path / "run"), "--model", "tiny", steps=1))
+    assert f"warning: {data} has no vocab.txt" in capsys.readouterr().out
+
+
+def test_a_label_of_thousands_of_digits_is_a_name(tmp_path):
+    from trn_trainer.data.finetune_examples import read_examples
+    path = tmp_path / "train.csv"
+    path.write_text("text,label\nhello there,1\nbye now," + "9" * 5000 + "\n")
+    labels = sorted(e.label for e in read_examples(str(path), "--train"))
+    assert labels == ["1", "9" * 5000]

@@ -39,3 +39,14 @@ def plain_name(name, what):
             or os.path.basename(name) != name):
         raise UnreadableFile(f"{what} names {name!r}, which is not a file inside its folder")
     return name
+
+
+def output_folder_problem(output):
+    """Why `output` cannot be a folder to write into ("is a file", "lies under the file F"), or
+    None when it is a folder or a path whose nearest existing part is one (then it is created)."""
+    existing = os.path.abspath(output)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if os.path.isdir(existing):
+        return None
+    return "is a file" if existing == os.path.abspath(output) else f"lies under the file {existing}"

@@ -69,7 +69,9 @@ def _csv_examples(text, path, flag):
     except csv.Error as e:
         raise DataError(f"{flag} {path} line {reader.line_num}: not valid CSV ({e}); quote fields with "
                         "double quotes") from None
-    if all(_WHOLE_NUMBER.match(e.label) for e in examples):
+    # Whole-number labels sort as numbers; one past int64 (Python refuses to read 4,300 digits and
+    # more) keeps them all names.
+    if all(_WHOLE_NUMBER.match(e.label) and len(e.label) <= 18 for e in examples):
         for e in examples:
             e.label = int(e.label)
     return examples

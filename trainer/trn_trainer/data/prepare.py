@@ -14,7 +14,7 @@ import h5py
 import numpy as np
 
 from ..errors import DataError, UsageError
-from ..outside_files import UnreadableFile, plain_name
+from ..outside_files import UnreadableFile, output_folder_problem, plain_name
 from .wordpiece import WordPieceTokenizer, build_vocab, load_vocab, write_vocab
 
 KEYS_AND_DTYPES = (  # exactly what NVIDIA's DeepLearningExamples writes
@@ -196,10 +196,19 @@ def check_shard_layout(args):
         raise UsageError(f"--num-shards {args.num_shards}: must be at least 1")
     if not 0.0 <= args.test_fraction < 1.0:
         raise UsageError(f"--test-fraction {args.test_fraction}: must be in [0, 1)")
+    what = output_folder_problem(args.output)
+    if what:
+        raise UsageError(f"--output {args.output}: {what}, not a folder; give a folder for the shards "
+                         "(it is created when missing)")
 
 
 def prepare_data(args):
     check_shard_layout(args)
+    if not 0.0 < args.masked_lm_prob < 1.0:
+        raise UsageError(f"--masked-lm-prob {args.masked_lm_prob}: must be above 0 and below 1 "
+                         "(BERT masks 0.15 of the tokens)")
+    if args.vocab is None and not 16 <= args.vocab_size <= 1_000_000:
+        raise UsageError(f"--vocab-size {args.vocab_size}: must be from 16 to 1000000 (BERT's is 30522)")
     if args.seq_len < 16 or args.seq_len > 512:
         raise UsageError(f"--seq-len {args.seq_len}: must be between 16 and 512 (BERT uses 128 or 512)")
     if not 1 <= args.max_pred < args.seq_len:

@@ -17,6 +17,7 @@ from ..data.bert_shards import ShardSet, open_shards
 from ..data.wordpiece import vocab_size_of
 from ..errors import UsageError
 from ..models.bert_config import BertConfig, model_config
+from ..outside_files import output_folder_problem
 from ..training.optim import DEFAULT_LR
 from ..training.setting_checks import check_settings
 
@@ -52,7 +53,10 @@ def _check_numbers(args, world):
             raise UsageError(f"--{name.replace('_', '-')} {getattr(args, name)}: must be at least 1")
     per_pass = args.micro_batch * world
     global_batch = args.global_batch if args.global_batch is not None else per_pass
-    if global_batch < 1 or global_batch % per_pass:
+    if global_batch < 1:
+        raise UsageError(f"--global-batch {global_batch}: must be at least 1 (a multiple of --micro-batch "
+                         f"{args.micro_batch} x world size {world} = {per_pass})")
+    if global_batch % per_pass:
         lower = max(per_pass, global_batch // per_pass * per_pass)
         raise UsageError(
             f"--global-batch {global_batch} is not divisible by --micro-batch {args.micro_batch} x "
@@ -67,21 +71,22 @@ def _check_numbers(args, world):
 
 def _check_output(output, flag="--output"):
     """`flag`'s folder must be a folder, or a path whose nearest existing part is a folder."""
-    existing = os.path.abspath(output)
-    while not os.path.exists(existing):
-        existing = os.path.dirname(existing)
-    if not os.path.isdir(existing):
-        what = "is a file" if existing == os.path.abspath(output) else f"lies under the file {existing}"
+    what = output_folder_problem(output)
+    if what:
         holds = "checkpoints, metrics and results" if flag == "--output" else "checkpoints"
         raise UsageError(f"{flag} {output}: {what}, not a folder; give a folder for {holds} (it is "
                          "created when missing)")
 
 
-def _vocab_size(args):
+def _vocab_size(args, say):
     if args.vocab_size:
         return args.vocab_size
     path = os.path.join(args.data, "vocab.txt")
-    return vocab_size_of(path) if os.path.exists(path) else DEFAULT_VOCAB_SIZE
+    if os.path.exists(path):
+        return vocab_size_of(path)
+    say(f"warning: {args.data} has no vocab.txt: the model gets BERT's {DEFAULT_VOCAB_SIZE:,}-word "
+        "vocabulary; give --vocab-size, or prepare the data with prepare-data (it writes vocab.txt)")
+    return DEFAULT_VOCAB_SIZE
 
 
 def _open_matching_shards(args):
@@ -102,7 +107,7 @@ def check_inputs(args, world_size, resume, say, local_rank=0, init=True):
     check_settings(args)
     _check_output(args.output)
     shards = _open_matching_shards(args)
-    config = model_config(args.model, _vocab_size(args), args.dropout)
+    config = model_config(args.model, _vocab_size(args, say), args.dropout)
     if shards.seq_len > config.max_position_embeddings:
         raise UsageError(f"shards have sequence length {shards.seq_len}, above the model's "
                          f"{config.max_position_embeddings} positions")
