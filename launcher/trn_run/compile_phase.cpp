@@ -27,6 +27,23 @@ std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::str
   return find_neuron_tool("neuron_parallel_compile", path);
 }
 
+// neuron_parallel_compile on the steps' PATH (the training environment's bin folder first);
+// none on CPU or GPU nodes; on a Neuron node its absence is an error: training would compile
+// every graph on every worker at its first step, or fail there.
+std::optional<std::filesystem::path> installed_compiler(
+    const plan::Plan& plan, const std::map<std::string, std::string>& env) {
+  const auto step_path = env.find(std::string(trn::env::kPath));
+  const auto compiler = find_neuron_parallel_compile(
+      step_path != env.end() ? step_path->second : env_value(trn::env::kPath).value_or(""));
+  if (!compiler && plan.neuron_devices) {
+    throw Error(
+        "neuron_parallel_compile is not installed on this Neuron node (not on PATH, not in "
+        "/opt/aws/neuron/bin): it comes with torch-neuronx; install the training environment "
+        "(pcluster-configs/install/trn-slurm-install.sh) or put its bin directory on PATH");
+  }
+  return compiler;
+}
+
 std::vector<std::string> one_task_per_node(const CompileRequest& request) {
   if (!request.starter.empty()) return request.starter;
   const auto& plan = *request.plan;
@@ -129,17 +146,7 @@ std::optional<int> pull_and_compile(const CompileRequest& request, nlohmann::jso
 CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto& plan = *request.plan;
   CompilePhaseResult result;
-  // The steps' PATH: the training environment's bin folder comes first there.
-  const auto step_path = request.env.find(std::string(trn::env::kPath));
-  const auto compiler = find_neuron_parallel_compile(
-      step_path != request.env.end() ? step_path->second : env_value(trn::env::kPath).value_or(""));
-  if (!compiler && plan.neuron_devices) {
-    // Training would compile every graph on every worker at its first step, or fail there.
-    throw Error(
-        "neuron_parallel_compile is not installed on this Neuron node (not on PATH, not in "
-        "/opt/aws/neuron/bin): it comes with torch-neuronx; install the training environment "
-        "(pcluster-configs/install/trn-slurm-install.sh) or put its bin directory on PATH");
-  }
+  const auto compiler = installed_compiler(plan, request.env);
   if (!compiler) {
     std::cout << "trn-run: neuron_parallel_compile is not installed: compile phase skipped (CPU or "
                  "GPU run)\n";
@@ -210,6 +217,14 @@ std::vector<std::string> compile_task_command(const plan::Plan& plan) {
   // One agent per node drives all of the node's workers, as the reference `srun
   // neuron_parallel_compile ./run.sh` with torchrun inside it does.
   return plan::task_command(plan.compile_command, plan.workers_per_node);
+}
+
+std::optional<int> nothing_to_compile(const plan::Plan& plan,
+                                      const std::map<std::string, std::string>& env) {
+  if (installed_compiler(plan, env)) return std::nullopt;
+  std::cout << "trn-compile: neuron_parallel_compile is not installed: nothing to compile on these "
+               "CPU or GPU nodes (they compile nothing ahead of training)\n";
+  return kSuccess;
 }
 
 int compile_agent(const std::vector<std::string>& task_command,

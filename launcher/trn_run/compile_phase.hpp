@@ -62,6 +62,12 @@ CompilePhaseResult compile_phase(const CompileRequest& request);
 int compile_agent(const std::vector<std::string>& task_command,
                   const std::map<std::string, std::string>& env);
 
+// trn-compile where neuron_parallel_compile is not installed (on the step's PATH `env`, or
+// /opt/aws/neuron/bin): exit 0 with one line on CPU or GPU nodes (nothing to compile), before
+// any run directory is made; trn::Error on Neuron nodes. None when it is installed.
+std::optional<int> nothing_to_compile(const plan::Plan& plan,
+                                      const std::map<std::string, std::string>& env);
+
 // What one node's compile agent runs under neuron_parallel_compile: all of the node's workers.
 std::vector<std::string> compile_task_command(const plan::Plan& plan);
 

@@ -123,6 +123,12 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
                                            context.run, context.phases))
       return *ended;
   }
+  if (mode == Mode::kCompile) {
+    // Nothing to compile leaves nothing behind: no run directory, no plan.json.
+    if (const auto ended = nothing_to_compile(context.run.plan,
+                                              step_environment(context.run.plan, context.layout)))
+      return *ended;
+  }
   const auto predicted = announce_run(options, start, context.nodes, context.run.plan);
   context.phases["plan_seconds"] = seconds_since(context.started);
   if (start.kind == StartKind::kOwnWorkers) return train_own_workers(context, predicted);

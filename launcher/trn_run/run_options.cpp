@@ -66,58 +66,71 @@ RunOptions parse_run_options(const std::vector<std::string>& args, Mode mode) {
   std::string price_on_demand, price_reserved;
   bool replace_stragglers = false;
   std::string nodes;  // text, range-checked: Boost reads "-16" as 2^32 - 16 into an unsigned
-  described.add_options()("help,h", "this help")("version", "print the version and exit")(
-      "profile", po::value(&options.profile), "bundled profile name or YAML file")(
-      "set", po::value(&options.sets)->composing(),
-      "KEY=VALUE: override a profile key (repeatable)")(
-      "nodes", po::value(&nodes),
-      "plan for N nodes, 1-65536 (outside Slurm; use with --plan; in a job: the job's node count)")(
-      "instance-type", po::value<std::string>(),
-      "plan for nodes of this EC2 type (e.g. trn1.32xlarge) where no job shows them")(
-      "run-dir", po::value<std::string>(),
-      "use this run directory (resumes from its newest checkpoint)")(
-      "resume", po::value<std::string>(),
-      "RUN_DIR: continue an earlier run (a new job after scancel or a time limit)")(
-      "plan", po::bool_switch(&options.plan_only), "print the plan and run nothing")(
-      "json", po::bool_switch(&options.json), "print the plan as JSON")(
-      "force-compile", po::bool_switch(&options.force_compile),
-      "compile even when the cache has this configuration")(
-      "no-health-check", po::bool_switch(), "do not run trn-health on the nodes before compiling")(
-      "micro-batch", po::value(&micro_batch), "sequences per worker per micro-step, 1-1048576")(
-      "global-batch", po::value(&global_batch), "sequences per optimizer step, 1-2147483647")(
-      "steps", po::value(&steps), "optimizer steps, 1-2147483647")(
-      "lr", po::value(&lr), "peak learning rate")("data", po::value(&data), "data directory")(
-      "scaling", po::value(&scaling), "strong or weak")("output-root", po::value(&output_root),
-                                                        "where run directories go")(
-      "max-restarts", po::value(&max_restarts),
-      "restarts allowed after node failures (in the job with a spare, else requeues), "
-      "0-2147483647")(
-      "spare-nodes", po::value(&spare_nodes),
-      "K: train on the job's first N-K nodes and keep K to replace a lost, hung or straggling one "
-      "(profile key spare_nodes)")(
-      "hang-timeout", po::value(&hang_timeout),
-      "least seconds without a completed step before the step counts as hung (profile key "
-      "hang_timeout; the watchdog also waits 5 median steps)")(
-      "replace-stragglers", po::bool_switch(&replace_stragglers),
-      "swap a straggling node for a spare at the next checkpoint")(
-      "cache-shared", po::value<std::string>(),
-      "shared compile-cache tier (default: $TRN_CACHE_SHARED)")(
-      "sweep", po::value<std::string>(),
-      "COUNTS: with --plan, forecast the profile on each node count (1,2,4,8,16 or 1-64): "
-      "throughput, time to train and cost, or why a count cannot run")(
-      "calibrate", po::value<std::string>(),
-      "RUN_DIR: calibrate the forecast with a finished run's measurements instead of Neuron's "
-      "published results")("csv", po::bool_switch(&options.forecast.csv),
-                           "print the --sweep as CSV")(
-      "png", po::value<std::string>(),
-      "FILE: plot the --sweep's efficiency and cost against nodes")(
-      "price-on-demand", po::value(&price_on_demand),
-      "USD per node-hour on demand, for the forecast")(
-      "price-reserved", po::value(&price_reserved), "USD per node-hour reserved, for the forecast")(
-      "launcher", po::value<std::string>(),
+  // trn-compile takes what shapes the compiled graphs and where they go; training, recovery and
+  // forecast options are trn-run's alone (and an error for trn-compile, never ignored).
+  const bool run = mode == Mode::kRun;
+  auto add = described.add_options();
+  add("help,h", "this help");
+  add("version", "print the version and exit");
+  add("profile", po::value(&options.profile), "bundled profile name or YAML file");
+  add("set", po::value(&options.sets)->composing(),
+      "KEY=VALUE: override a profile key (repeatable)");
+  add("nodes", po::value(&nodes),
+      "plan for N nodes, 1-65536 (outside Slurm; use with --plan; in a job: the job's node count)");
+  add("instance-type", po::value<std::string>(),
+      "plan for nodes of this EC2 type (e.g. trn1.32xlarge) where no job shows them");
+  if (run) {
+    add("run-dir", po::value<std::string>(),
+        "use this run directory (resumes from its newest checkpoint)");
+    add("resume", po::value<std::string>(),
+        "RUN_DIR: continue an earlier run (a new job after scancel or a time limit)");
+  }
+  add("plan", po::bool_switch(&options.plan_only), "print the plan and run nothing");
+  add("json", po::bool_switch(&options.json), "print the plan as JSON");
+  add("force-compile", po::bool_switch(&options.force_compile),
+      "compile even when the cache has this configuration");
+  add("no-health-check", po::bool_switch(), "do not run trn-health on the nodes before compiling");
+  add("micro-batch", po::value(&micro_batch), "sequences per worker per micro-step, 1-1048576");
+  add("global-batch", po::value(&global_batch), "sequences per optimizer step, 1-2147483647");
+  add("steps", po::value(&steps), "optimizer steps, 1-2147483647");
+  add("lr", po::value(&lr), "peak learning rate");
+  add("data", po::value(&data), "data directory");
+  add("scaling", po::value(&scaling), "strong or weak");
+  add("output-root", po::value(&output_root), "where run directories go");
+  if (run) {
+    add("max-restarts", po::value(&max_restarts),
+        "restarts allowed after node failures (in the job with a spare, else requeues), "
+        "0-2147483647");
+    add("spare-nodes", po::value(&spare_nodes),
+        "K: train on the job's first N-K nodes and keep K to replace a lost, hung or straggling "
+        "one (profile key spare_nodes)");
+    add("hang-timeout", po::value(&hang_timeout),
+        "least seconds without a completed step before the step counts as hung (profile key "
+        "hang_timeout; the watchdog also waits 5 median steps)");
+    add("replace-stragglers", po::bool_switch(&replace_stragglers),
+        "swap a straggling node for a spare at the next checkpoint");
+  }
+  add("cache-shared", po::value<std::string>(),
+      "shared compile-cache tier (default: $TRN_CACHE_SHARED)");
+  if (run) {
+    add("sweep", po::value<std::string>(),
+        "COUNTS: with --plan, forecast the profile on each node count (1,2,4,8,16 or 1-64): "
+        "throughput, time to train and cost, or why a count cannot run");
+    add("calibrate", po::value<std::string>(),
+        "RUN_DIR: calibrate the forecast with a finished run's measurements instead of Neuron's "
+        "published results");
+    add("csv", po::bool_switch(&options.forecast.csv), "print the --sweep as CSV");
+    add("png", po::value<std::string>(),
+        "FILE: plot the --sweep's efficiency and cost against nodes");
+    add("price-on-demand", po::value(&price_on_demand),
+        "USD per node-hour on demand, for the forecast");
+    add("price-reserved", po::value(&price_reserved),
+        "USD per node-hour reserved, for the forecast");
+  }
+  add("launcher", po::value<std::string>(),
       "slurm, torchrun, mpi, batch, sagemaker or local: who started trn-run (default: detected "
-      "from the environment; docs/launchers.md)")(
-      "fsroot", po::value(&options.fsroot),
+      "from the environment; docs/launchers.md)");
+  add("fsroot", po::value(&options.fsroot),
       "filesystem root for node discovery and health (fixtures; %n: the node's name)");
   po::positional_options_description positional;
   positional.add("profile", 1);

@@ -179,7 +179,8 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
   }
   request.continues_run = options.resume || (allocation && allocation->restart_count > 0);
   if (start.kind == StartKind::kOwnWorkers && start.launch.launcher == run::Launcher::kLocal &&
-      start.launch.run_name.empty() && !options.run_dir && !options.plan_only) {
+      start.launch.run_name.empty() && !options.run_dir && !options.plan_only &&
+      start.mode == Mode::kRun) {
     reserve_run_dir(profile, request);
   }
   const auto make = [&](plan::PlanRequest& at) {

@@ -59,6 +59,7 @@ bool starts_own_workers(run::Launcher launcher) {
 
 RunStart resolve_start(const RunOptions& options, Mode mode, const run::EnvLookup& env) {
   RunStart start;
+  start.mode = mode;
   if (options.launcher == run::Launcher::kMpi && !options.plan_only && mode == Mode::kRun &&
       !env("OMPI_COMM_WORLD_SIZE")) {
     start.kind = StartKind::kMpiLauncher;  // the MPI Operator's launcher: mpirun it

@@ -22,6 +22,7 @@ enum class StartKind {
 
 struct RunStart {
   StartKind kind = StartKind::kPlanAway;
+  Mode mode = Mode::kRun;         // trn-run, or trn-compile (the compile phase alone)
   run::LaunchEnvironment launch;  // the launcher and why it was chosen (every plan names it)
   // The Slurm job trn-run runs in; none outside Slurm, and none where trn-run starts its own
   // workers (--launcher local in a job: the job plays no part).

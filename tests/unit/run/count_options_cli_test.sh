@@ -29,8 +29,10 @@ for tool in trn-run trn-compile; do
   expect_range_error "--nodes '-16' $range 1 to 65536" "$bin/$tool" bert_tiny --plan --nodes -16 --fsroot "$fixture"
   expect_range_error "--nodes '0' $range 1 to 65536" "$bin/$tool" bert_tiny --plan --nodes 0 --fsroot "$fixture"
   expect_range_error "micro_batch.*from 1 to 1048576" "$bin/$tool" bert_tiny --plan --nodes 2 --fsroot "$fixture" --set micro_batch=9223372036854775807
-  expect_range_error "max_restarts.*from 0 to 2147483647" "$bin/$tool" bert_tiny --plan --nodes 2 --fsroot "$fixture" --max-restarts 99999999999
+  expect_range_error "max_restarts.*from 0 to 2147483647" "$bin/$tool" bert_tiny --plan --nodes 2 --fsroot "$fixture" --set max_restarts=99999999999
 done
+# (--max-restarts itself is trn-run's option: trn-compile restarts nothing.)
+expect_range_error "max_restarts.*from 0 to 2147483647" "$bin/trn-run" bert_tiny --plan --nodes 2 --fsroot "$fixture" --max-restarts 99999999999
 "$bin/trn-run" bert_tiny --plan --nodes 2 --fsroot "$fixture" >/dev/null || fail "--nodes 2 must plan"
 
 topo=("$bin/trn-topo" --fsroot "$fixture" --no-fabric)
