@@ -33,7 +33,7 @@ std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::str
 std::optional<std::filesystem::path> installed_compiler(
     const plan::Plan& plan, const std::map<std::string, std::string>& env) {
   const auto step_path = env.find(std::string(trn::env::kPath));
-  const auto compiler = find_neuron_parallel_compile(
+  auto compiler = find_neuron_parallel_compile(
       step_path != env.end() ? step_path->second : env_value(trn::env::kPath).value_or(""));
   if (!compiler && plan.neuron_devices) {
     throw Error(
