@@ -121,7 +121,7 @@ std::filesystem::path ensure_user_cache_dir(const std::filesystem::path& local_c
   }
   UniqueFd root_fd = cache_root(dir, parts.back(), root);
 
-  const std::filesystem::path mine = root / user;
+  std::filesystem::path mine = root / user;
   if (::mkdirat(root_fd.get(), user.c_str(), 0700) == 0) {
     if (created != nullptr) *created = true;
   } else if (errno != EEXIST) {

@@ -78,6 +78,7 @@ std::vector<ProfileLocation> available_profiles(const std::vector<fs::path>& dir
     }
   }
   std::vector<ProfileLocation> profiles;
+  profiles.reserve(found.size());
   for (auto& [name, file] : found) profiles.push_back({name, file});
   return profiles;
 }
@@ -104,6 +105,7 @@ ProfileLocation locate_profile(std::string_view profile, const std::vector<fs::p
   }
   std::vector<std::string_view> names;
   const auto available = available_profiles(dirs);
+  names.reserve(available.size());
   for (const auto& location : available) names.push_back(location.name);
   throw Error("unknown profile '" + std::string(profile) + "'" + did_you_mean(profile, names) +
               ": available profiles: " + (names.empty() ? "none" : join_names(names)) +
