@@ -119,13 +119,14 @@ void check_uniform(const std::vector<NodeFacts>& nodes) {
 
 bool plugin_on_every_node(const std::vector<NodeFacts>& nodes) {
   std::string missing;
+  std::size_t without = 0;
   for (const auto& node : nodes) {
-    if (!node.plugin_active) missing += (missing.empty() ? "" : ", ") + node.node;
+    if (node.plugin_active) continue;
+    missing += (missing.empty() ? "" : ", ") + node.node;
+    ++without;
   }
-  if (missing.empty()) return true;
-  const auto without = std::count_if(nodes.begin(), nodes.end(),
-                                     [](const NodeFacts& node) { return !node.plugin_active; });
-  if (static_cast<std::size_t>(without) == nodes.size()) return false;
+  if (without == 0) return true;
+  if (without == nodes.size()) return false;
   throw Error("the spank_trn plugin ran on some of the job's nodes but not on " + missing +
               ": give every node the same plugstack.conf (`required <plugin dir>/spank_trn.so`, "
               "see spank_trn(8)) and restart slurmd there, or exclude those nodes (sbatch "

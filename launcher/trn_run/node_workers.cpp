@@ -17,17 +17,12 @@
 #include "task_setup.hpp"
 #include "trn/common/cpu_binding.hpp"
 #include "trn/common/env_names.hpp"
-#include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/node_name.hpp"
 #include "trn/common/process.hpp"
-#include "trn/common/resolve_host.hpp"
 #include "trn/common/unique_fd.hpp"
 #include "trn/common/whole_number.hpp"
-#include "trn/placement/placement.hpp"
 #include "trn/run/launch_step_facts.hpp"
-#include "trn/taskenv/task_environment.hpp"
-#include "trn/topology/discover.hpp"
 
 namespace trn::launcher {
 namespace {

@@ -241,3 +241,11 @@ def test_a_manifest_naming_a_file_outside_its_folder_is_refused(tmp_path, no_han
     warnings = []
     _, step, _ = load_newest(Tiers(str(run), keep=0), warnings.append)
     assert step == 2 and "'../secret', which is not a file inside its folder" in warnings[0], warnings
+
+
+@pytest.mark.parametrize("name", ["../secret", "a/b", ".", "..", "", "ckpt_1.pt\0x", None])
+def test_a_name_from_a_manifest_is_a_plain_name_in_its_folder(name):
+    from trn_trainer.outside_files import UnreadableFile, plain_name
+    assert plain_name("ckpt_1.shard3.pt", "manifest m") == "ckpt_1.shard3.pt"
+    with pytest.raises(UnreadableFile, match="not a file inside its folder"):
+        plain_name(name, "manifest m")

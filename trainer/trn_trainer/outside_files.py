@@ -35,7 +35,7 @@ def read_regular_file(path, max_bytes, what="file"):
 def plain_name(name, what):
     """`name` when it names a file inside its folder (no folder part, not . or ..); else
     UnreadableFile naming `what`."""
-    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\\0" in name
+    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name or "\0" in name
             or os.path.basename(name) != name):
         raise UnreadableFile(f"{what} names {name!r}, which is not a file inside its folder")
     return name
