@@ -94,12 +94,22 @@ def test_a_manifest_that_lists_no_shards_is_skipped(tmp_path):
     assert step == 2 and "ckpt_4.pt" in warnings[0] and "does not describe the shards" in warnings[0]
 
 
-def test_a_directory_of_an_earlier_trainer_without_manifests_still_resumes(tmp_path):
-    torch.save(trainer_state(5), str(tmp_path / "ckpt_5.pt"))
-    (tmp_path / "ckpt_7.pt").write_bytes(b"truncated")
+def test_files_without_their_committed_manifest_are_never_read(tmp_path):
+    """A save cut off by a lost node leaves each rank's share of step 10 and no manifest; rank
+    0's share is no whole state, whatever its name (issue 27.1). Nor is a whole-state file of a
+    trainer from before manifests read: only a commit makes a checkpoint."""
+    state = _state(10)
+    torch.save(share_of(state, 0, 2), str(tmp_path / "ckpt_10.pt"))
+    torch.save(share_of(state, 1, 2), str(tmp_path / "ckpt_10.shard1.pt"))
+    torch.save(trainer_state(12), str(tmp_path / "ckpt_12.pt"))
+    warnings = []
+    assert load_newest(Tiers(str(tmp_path), keep=0), warnings.append) == (None, -1, set())
+    assert len(warnings) == 1 and "step(s) 12, 10" in warnings[0] and "training from step 0" in warnings[0]
+    save(tmp_path, 4, _state(4))
     warnings = []
     state, step, _ = load_newest(Tiers(str(tmp_path), keep=0), warnings.append)
-    assert state["step"] == 5 and step == 5 and "ckpt_7.pt" in warnings[0]
+    assert step == 4 and _equal(state, _state(4))
+    assert len(warnings) == 1 and "resuming from step 4" in warnings[0]
 
 
 def test_every_tensor_goes_to_one_rank_and_the_bytes_are_balanced():

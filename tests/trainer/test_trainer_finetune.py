@@ -145,6 +145,14 @@ def test_init_from_a_pretrain_run_takes_its_encoder(data, tmp_path, capsys):
             "--model 256") in capsys.readouterr().err
     trained = finetune(data, tmp_path / "trained", "--init-from", str(run), *TRAINING[2:])
     assert len(trained) == 3 and trained[-1]["eval_loss"] < trained[0]["eval_loss"]
+    # Rank 0's share of a save cut off before its manifest is no whole state (issue 27.1).
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "ckpt_2.pt").write_bytes((run / "ckpt_2.pt").read_bytes())
+    (cut / "ckpt_2.shard1.pt").write_bytes(b"rank 1's share")
+    capsys.readouterr()
+    assert main(finetune_args(data, tmp_path / "from_cut", "--init-from", str(cut / "ckpt_2.pt"))) == 4
+    assert "cut off before its manifest" in capsys.readouterr().err
 
 
 def hf_state_dict(data, seed):

@@ -163,6 +163,24 @@ def test_killed_while_saving_resumes_from_the_previous_checkpoint(corpus_dir, re
         assert not [n for n in os.listdir(directory) if ".tmp-" in n], os.listdir(directory)
 
 
+def test_a_save_cut_off_before_its_manifest_trains_from_step_0(corpus_dir, reference_run, tmp_path, capsys):
+    """Issue 27.1: a node lost while checkpoint 4 was written leaves two ranks' shares and no
+    manifest. The trainer reads neither (rank 0's share is not a whole state: it crashed in
+    load_state_dict), says so and trains from step 0 to the uninterrupted run's losses."""
+    from trn_trainer.checkpoint.shards import share_of
+
+    out = tmp_path / "cut_off"
+    out.mkdir()
+    state = torch.load(os.path.join(reference_run, "ckpt_4.pt"))
+    torch.save(share_of(state, 0, 2), str(out / "ckpt_4.pt"))
+    torch.save(share_of(state, 1, 2), str(out / "ckpt_4.shard1.pt"))
+    assert main(pretrain_args(corpus_dir, str(out), "--checkpoint-every", "2", steps=8)) == 0
+    stdout = capsys.readouterr().out
+    assert "step(s) 4 in" in stdout and "training from step 0" in stdout and "resumed from" not in stdout
+    assert [line.split()[1] for line in stdout.splitlines() if line.startswith("step ")][0] == "1/8"
+    assert max(abs(a - b) for a, b in zip(_losses(str(out)), _losses(reference_run))) < 1e-6
+
+
 # ---- bad input: one clear error each, non-zero exit, nothing overwritten ----------------------
 
 def _snapshot(directory):

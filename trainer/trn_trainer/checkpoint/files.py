@@ -2,7 +2,7 @@
 (`ckpt_S.pt` for rank 0, `ckpt_S.shard<R>.pt` for rank R) and the manifest `ckpt_S.json` that
 lists every shard with its size and SHA-256. Each file is written to a temporary file, fsynced
 and renamed; the manifest is committed last, so a checkpoint counts only once all of it is on
-disk. Directories of an earlier trn_trainer (no manifest anywhere) hold whole-state `.pt` files.
+disk; a file without its committed manifest is never read, whatever it holds.
 Which directories (tiers) a checkpoint goes to and comes from: tiers.py and restore.py."""
 
 import hashlib
@@ -17,7 +17,6 @@ import torch
 from ..errors import CheckpointError
 from ..outside_files import plain_name, read_regular_file
 
-_STATE = re.compile(r"^ckpt_(\d+)\.pt$")
 _MANIFEST = re.compile(r"^ckpt_(\d+)\.json$")
 # Every file of a step, temporary ones (a writer that was killed) included.
 _ANY_FILE = re.compile(r"^\.?ckpt_(\d+)(?:\.shard\d+)?\.(?:pt|json)(?:\.tmp-\d+)?$")
@@ -58,16 +57,16 @@ def committed_steps(directory):
     return sorted(_steps(directory, _MANIFEST), reverse=True)
 
 
-def legacy_steps(directory):
-    """Steps of an earlier trn_trainer's directory (no manifest at all): every ckpt_S.pt."""
-    return [] if committed_steps(directory) else sorted(_steps(directory, _STATE), reverse=True)
+def uncommitted_steps(directory):
+    """Steps that have files in `directory` but no manifest (a save cut off before its commit,
+    or the whole-state files of a trn_trainer from before manifests), newest first."""
+    committed = set(committed_steps(directory))
+    return sorted(set(_steps(directory, _ANY_FILE)) - committed, reverse=True)
 
 
 def list_checkpoints(directory):
-    """[(step, path of rank 0's shard)] of the committed checkpoints, newest first; in a
-    directory without any manifest (an earlier trn_trainer's), every .pt."""
-    steps = committed_steps(directory) or legacy_steps(directory)
-    return [(s, os.path.join(directory, shard_name(s, 0))) for s in steps]
+    """[(step, path of rank 0's shard)] of the committed checkpoints, newest first."""
+    return [(s, os.path.join(directory, shard_name(s, 0))) for s in committed_steps(directory)]
 
 
 def torch_load(data):

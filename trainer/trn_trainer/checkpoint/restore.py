@@ -4,20 +4,28 @@ it is there and whole, else from the run directory (a store's newer checkpoint w
 the run directory first: s3.restore_newer). Ranks then agree on one step
 (group.agreed_resume_step) and a rank that found a newer one reads that step."""
 
-import os
-
 from ..errors import CheckpointError
 from . import files
 from .shards import assemble
 
 
 def candidate_steps(tiers):
-    """Steps with a manifest in any tier, newest first; in a run directory of an earlier
-    trn_trainer (no manifest anywhere), its whole-state files."""
+    """Steps with a manifest in any tier, newest first. Files without one are never read."""
     steps = set()
     for _, directory in tiers.directories():
         steps.update(files.committed_steps(directory))
-    return sorted(steps, reverse=True) or files.legacy_steps(tiers.shared)
+    return sorted(steps, reverse=True)
+
+
+def warn_uncommitted(tiers, newest, warn):
+    """Say which steps newer than `newest` (-1: none) have files but no manifest in the run
+    directory (a save cut off by a lost node or a kill): they are not read."""
+    cut_off = [s for s in files.uncommitted_steps(tiers.shared) if s > newest]
+    if cut_off:
+        start = f"resuming from step {newest}" if newest >= 0 else "training from step 0"
+        warn(f"warning: step(s) {', '.join(map(str, cut_off[:5]))} in {tiers.shared} have files but no "
+             f"committed manifest (a save that was cut off): not read; {start}, the newest "
+             "committed state")
 
 
 def read_step_manifest(tiers, step):
@@ -47,9 +55,6 @@ def read_shard_any_tier(tiers, entry):
 
 def load_step(tiers, step):
     """(state, tiers read) of checkpoint `step`; ValueError when a shard cannot be read whole."""
-    if not any(step in files.committed_steps(d) for _, d in tiers.directories()):
-        state = files.torch_load(os.path.join(tiers.shared, files.shard_name(step, 0)))
-        return files.check_loaded(state), {"shared"}
     manifest = read_step_manifest(tiers, step)
     shares, sources = {}, set()
     for entry in manifest["shards"]:
@@ -67,6 +72,7 @@ def load_newest(tiers, warn, load=load_step):
     (CheckpointError) stops it; checkpoints present but none loadable is an error: starting over
     would delete them."""
     candidates = candidate_steps(tiers)
+    warn_uncommitted(tiers, candidates[0] if candidates else -1, warn)
     for step in candidates:
         try:
             state, sources = load(tiers, step)

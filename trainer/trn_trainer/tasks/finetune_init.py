@@ -48,7 +48,12 @@ def _run_checkpoint(path, say):
         return state, f"{files.shard_name(step, 0)} of the run {path}"
     directory, name = os.path.split(os.path.abspath(path))
     step = int(_CKPT_FILE.match(name).group(1))
-    if step not in files.committed_steps(directory):  # an earlier trainer's whole-state file
+    if step not in files.committed_steps(directory):
+        if any(files.step_of_file(n) == step and ".shard" in n for n in os.listdir(directory)):
+            raise CheckpointError(f"--init-from {path}: one rank's share of a save of step {step} that "
+                                  "was cut off before its manifest; give a committed checkpoint (with "
+                                  f"its ckpt_<step>.json) or the run directory {directory}")
+        # A lone whole-state file named explicitly (a trn_trainer from before manifests).
         return files.check_loaded(_load_file(path)), f"pretrain checkpoint {path}"
     try:
         state, _ = load_step(Tiers(directory, keep=0), step)
