@@ -75,6 +75,8 @@ int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocati
       return kUserError;
     case run::AfterFailure::kFailNodeFailure:
       return kNodeFailure;
+    case run::AfterFailure::kFailStepRefused:
+      return kBadInput;
     case run::AfterFailure::kRequeue:
       break;
   }

@@ -114,7 +114,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
     return compile_agent(compile_task_command(context.run.plan),
                          step_environment(context.run.plan, context.layout));
   }
-  check_plan_runs_here(options, start, context.run);
+  check_plan_runs_here(options, start, context.nodes, context.run);
   if (options.plan_only)
     return print_plan_or_sweep(options, start, context.profile, context.nodes, context.run,
                                context.layout);

@@ -19,6 +19,7 @@
 #include "trn/plan/plan_report.hpp"
 #include "trn/plan/profile_keys.hpp"
 #include "trn/plan/profile_search.hpp"
+#include "trn/run/allocation_fit.hpp"
 #include "trn/run/run_continuation.hpp"
 #include "trn/run/spare_swap.hpp"
 
@@ -199,7 +200,18 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
   return run;
 }
 
-void check_plan_runs_here(const RunOptions& options, const RunStart& start, const RunPlan& run) {
+void check_plan_runs_here(const RunOptions& options, const RunStart& start, const RunNodes& nodes,
+                          const RunPlan& run) {
+  if (start.kind == StartKind::kSlurmJob && start.allocation && !options.plan_only) {
+    const run::NodeNeeds needs{.tasks_per_node = static_cast<unsigned>(run.plan.tasks_per_node),
+                               .neuron_devices = run.plan.neuron_devices && !nodes.nodes.empty()
+                                                     ? nodes.nodes.front().neuron_devices
+                                                     : 0};
+    if (const auto shortfall =
+            run::allocation_shortfall(*start.allocation, needs, node_names(nodes.nodes));
+        !shortfall.empty())
+      throw Error(shortfall);
+  }
   if (starts_own_workers(start.launch.launcher) && run.plan.launch == plan::LaunchMode::kMpirun &&
       !options.plan_only) {
     throw Error("profile " + options.profile +

@@ -32,9 +32,11 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
                  const RunNodes& nodes);
 
 // What the plan cannot do as started, checked before it is printed or run: a profile that
-// launches with mpirun under a launcher without MPI, and a --resume/--run-dir directory whose
-// earlier plan does not fit. Throws trn::Error.
-void check_plan_runs_here(const RunOptions& options, const RunStart& start, const RunPlan& run);
+// launches with mpirun under a launcher without MPI, a --resume/--run-dir directory whose
+// earlier plan does not fit, and (before a run) a Slurm job that holds too little of its nodes
+// for the plan's steps (no --exclusive). Throws trn::Error.
+void check_plan_runs_here(const RunOptions& options, const RunStart& start, const RunNodes& nodes,
+                          const RunPlan& run);
 
 // Stage 4 (--plan): the plan with its forecast, as text or --json, or the --sweep of it.
 // Returns trn-run's exit code.

@@ -1,16 +1,22 @@
 #include "train_phase.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <thread>
 
+#include "trn/common/error.hpp"
 #include "trn/common/process.hpp"
 #include "trn/common/text_file.hpp"
+#include "trn/common/unique_fd.hpp"
 #include "trn/common/whole_number.hpp"
+#include "trn/run/allocation_fit.hpp"
 #include "trn/run/heartbeat.hpp"
 #include "trn/run/run_continuation.hpp"
 
@@ -47,6 +53,33 @@ class RankFollower {
   std::string pending_;
 };
 
+// srun's own messages (its stderr, kept in a file beside the logs): passed on to our stderr as
+// they come, and kept to tell a step Slurm refused from a failed one.
+class StarterMessages {
+ public:
+  explicit StarterMessages(std::filesystem::path path) : path_(std::move(path)) {}
+
+  void poll() {
+    if (!file_.is_open()) {
+      file_.open(path_);
+      if (!file_.is_open()) return;
+    }
+    file_.clear();
+    std::string fresh(std::istreambuf_iterator<char>(file_), {});
+    if (fresh.empty()) return;
+    std::cerr << fresh << std::flush;
+    if (text_.size() < kKept) text_.append(fresh, 0, kKept - text_.size());
+  }
+
+  const std::string& text() const { return text_; }
+
+ private:
+  static constexpr std::size_t kKept = 64 << 10;  // srun says why it refused in its first lines
+  std::filesystem::path path_;
+  std::ifstream file_;
+  std::string text_;
+};
+
 std::vector<run::RankOutput> read_rank_outputs(const std::filesystem::path& log_dir,
                                                const std::string& prefix,
                                                const std::string& suffix) {
@@ -73,6 +106,13 @@ std::vector<run::Heartbeat> read_heartbeats(const std::filesystem::path& dir) {
     }
   }
   return beats;
+}
+
+// The first line of `text` holding `needle`, else its first line.
+std::string first_line_with(const std::string& text, std::string_view needle) {
+  auto at = text.find(needle);
+  at = at == std::string::npos ? 0 : text.rfind('\n', at) + 1;  // npos + 1 is 0
+  return text.substr(at, text.find('\n', at) - at);
 }
 
 bool wait_for_exit(int pid, std::chrono::milliseconds limit, int& status) {
@@ -115,8 +155,14 @@ TrainOutcome run_train_step(const TrainStep& step) {
   argv.insert(argv.end(), step.srun_args.begin(), step.srun_args.end());
   argv.insert(argv.end(), step.command.begin(), step.command.end());
 
+  const auto starter_log = step.log_dir / (step.phase + "_srun.err");
+  UniqueFd starter_fd(::open(starter_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (!starter_fd.valid())
+    throw Error("cannot create " + starter_log.string() + ": " + std::strerror(errno));
   const auto started = std::chrono::steady_clock::now();
-  const int pid = start_process(argv, {.extra_env = step.env});
+  const int pid = start_process(argv, {.extra_env = step.env, .output_fd = starter_fd.get()});
+  starter_fd.close();
+  StarterMessages starter(starter_log);
   RankFollower follower(step.log_dir / (prefix + step.first_node + suffix), step.echo_rank);
   run::Watchdog watchdog(step.watchdog);
   TrainOutcome outcome;
@@ -125,6 +171,7 @@ TrainOutcome run_train_step(const TrainStep& step) {
   for (;;) {
     outcome.status = wait_process(pid, /*block=*/false);
     follower.poll();
+    starter.poll();
     if (outcome.status >= 0) break;
     const auto now = std::chrono::steady_clock::now();
     if (!step.watch_dir.empty() && now >= next_look) {
@@ -203,7 +250,12 @@ TrainOutcome run_train_step(const TrainStep& step) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   follower.poll();
-  if (outcome.status != 0 && outcome.stopped != StopReason::kStraggler) {
+  starter.poll();
+  if (outcome.status != 0 && outcome.stopped == StopReason::kNone &&
+      run::slurm_refused_step(starter.text())) {
+    outcome.diagnosis.kind = run::FailureKind::kStepRefused;
+    outcome.diagnosis.summary = first_line_with(starter.text(), "Unable to create step");
+  } else if (outcome.status != 0 && outcome.stopped != StopReason::kStraggler) {
     outcome.diagnosis =
         run::diagnose_training_failure(read_rank_outputs(step.log_dir, prefix, suffix), step.tasks);
   }

@@ -4,6 +4,12 @@ namespace trn::run {
 
 RequeueDecision decide_after_failure(const FailedRun& failed) {
   const auto& diagnosis = failed.diagnosis;
+  if (diagnosis.kind == FailureKind::kStepRefused) {
+    return {AfterFailure::kFailStepRefused,
+            "trn-run: Slurm refused to start the training step (" + diagnosis.summary +
+                "): the job holds too little of its nodes for the plan; submit with sbatch "
+                "--exclusive. Not a node failure: no node drained, no requeue\n"};
+  }
   if (diagnosis.kind == FailureKind::kUserError && failed.policy != plan::RequeuePolicy::kAlways) {
     return {AfterFailure::kFailUserError,
             "trn-run: training failed on every rank with the same error:\n  " +

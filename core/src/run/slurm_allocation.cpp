@@ -17,7 +17,42 @@ unsigned long parse_number(const std::string& name, const std::string& value) {
   return number;
 }
 
+Error malformed_cpus_per_node(std::string_view value, const std::string& why) {
+  return Error("environment variable SLURM_JOB_CPUS_PER_NODE='" + std::string(value.substr(0, 80)) +
+               "' " + why + ": Slurm sets it as CPUs[(xNODES)],...; unset it outside Slurm jobs");
+}
+
 }  // namespace
+
+std::vector<unsigned> parse_cpus_per_node(std::string_view value, unsigned max_nodes) {
+  std::vector<unsigned> cpus;
+  const auto number = [&](std::string_view& rest) {
+    unsigned parsed = 0;
+    const auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), parsed);
+    if (error != std::errc{} || end == rest.data())
+      throw malformed_cpus_per_node(value, "is not a list of CPU counts");
+    rest.remove_prefix(static_cast<std::size_t>(end - rest.data()));
+    return parsed;
+  };
+  std::string_view rest = value;
+  while (true) {
+    const unsigned count = number(rest);
+    unsigned repeat = 1;
+    if (rest.starts_with("(x")) {
+      rest.remove_prefix(2);
+      repeat = number(rest);
+      if (!rest.starts_with(")") || repeat == 0)
+        throw malformed_cpus_per_node(value, "is not a list of CPU counts");
+      rest.remove_prefix(1);
+    }
+    if (repeat > max_nodes - cpus.size())
+      throw malformed_cpus_per_node(value, "names more nodes than the job has");
+    cpus.insert(cpus.end(), repeat, count);
+    if (rest.empty()) return cpus;
+    if (!rest.starts_with(",")) throw malformed_cpus_per_node(value, "is not a list of CPU counts");
+    rest.remove_prefix(1);
+  }
+}
 
 std::optional<SlurmAllocation> read_slurm_allocation(const EnvLookup& env) {
   const auto job_id = env("SLURM_JOB_ID");
@@ -41,6 +76,10 @@ std::optional<SlurmAllocation> read_slurm_allocation(const EnvLookup& env) {
     allocation.restart_count =
         static_cast<unsigned>(parse_number("SLURM_RESTART_COUNT", *restarts));
   }
+  if (const auto cpus = env("SLURM_JOB_CPUS_PER_NODE"))
+    allocation.cpus_per_node = parse_cpus_per_node(*cpus, allocation.nnodes);
+  if (const auto gpus = env("SLURM_GPUS_ON_NODE"))
+    allocation.gpus_on_node = static_cast<unsigned>(parse_number("SLURM_GPUS_ON_NODE", *gpus));
   return allocation;
 }
 

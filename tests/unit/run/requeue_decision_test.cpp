@@ -71,4 +71,18 @@ TEST(RequeueDecision, PolicyAlwaysRequeuesAUserErrorWhileRestartsAreLeft) {
   EXPECT_EQ(decision.action, AfterFailure::kFailNodeFailure);
 }
 
+TEST(RequeueDecision, AStepSlurmRefusedFailsAtOnceUnderEveryPolicy) {
+  for (const auto policy :
+       {RequeuePolicy::kNodeFailure, RequeuePolicy::kNever, RequeuePolicy::kAlways}) {
+    auto run = failed(FailureKind::kStepRefused, policy, 0, 3);
+    run.diagnosis.summary =
+        "srun: error: Unable to create step for job 42: More processors "
+        "requested than permitted";
+    const auto decision = decide_after_failure(run);
+    EXPECT_EQ(decision.action, AfterFailure::kFailStepRefused);
+    EXPECT_NE(decision.message.find("sbatch --exclusive"), std::string::npos) << decision.message;
+    EXPECT_NE(decision.message.find("Not a node failure"), std::string::npos) << decision.message;
+  }
+}
+
 }  // namespace

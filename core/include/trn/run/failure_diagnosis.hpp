@@ -17,6 +17,7 @@ struct RankOutput {
 enum class FailureKind {
   kUserError,    // every rank failed with the same error: requeueing cannot help
   kNodeFailure,  // anything else: a rank vanished, ranks disagree, a node or the fabric failed
+  kStepRefused,  // Slurm refused to create the step: the job holds too little (no --exclusive)
 };
 
 struct FailureDiagnosis {

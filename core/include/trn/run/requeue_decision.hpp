@@ -14,6 +14,7 @@ enum class AfterFailure {
   kRequeue,          // ask Slurm to requeue the job; it resumes from the newest checkpoint
   kFailUserError,    // the user's error: requeueing would fail the same way
   kFailNodeFailure,  // a node failed but the policy or the restart budget forbids a requeue
+  kFailStepRefused,  // Slurm refused the step: the job's configuration (exit 2), any policy
 };
 
 struct RequeueDecision {
@@ -30,8 +31,9 @@ struct FailedRun {
   std::filesystem::path run_dir;  // where the checkpoints are, for the message
 };
 
-// The pure decision: a user error fails at once unless the policy is "always"; otherwise the
-// job is requeued while the policy allows it and restarts are left.
+// The pure decision: a step Slurm refused fails at once; a user error fails at once unless the
+// policy is "always"; otherwise the job is requeued while the policy allows it and restarts are
+// left.
 RequeueDecision decide_after_failure(const FailedRun& failed);
 
 }  // namespace trn::run
