@@ -21,9 +21,6 @@
 namespace trn::launcher {
 namespace {
 
-// A node answers a one-task step within this or is lost (a live one takes well under a second).
-constexpr auto kProbeLimit = std::chrono::seconds(2);
-
 std::string joined(const std::vector<std::string>& names) {
   std::string text;
   for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
@@ -70,7 +67,7 @@ Failure find_failed_nodes(const TrainOutcome& outcome, const TrainingJob& job) {
   // A lost node: its ranks went silent, the others failed talking to them (or wait for them:
   // a hang that names no node). Which node does not answer a one-task step says it, without
   // waiting for Slurm to mark it down.
-  const auto lost = unresponsive_nodes(job.plan.node_list, kProbeLimit);
+  const auto lost = unresponsive_nodes(job.plan.node_list, ProbeLimits{});
   if (!lost.empty()) {
     failure.cause = "node lost";
     for (const auto& node : lost) add(node, "lost: did not answer after the training step failed");
