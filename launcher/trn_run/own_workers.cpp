@@ -1,5 +1,6 @@
 #include "own_workers.hpp"
 
+#include <algorithm>
 #include <iostream>
 
 #include "common/exit_codes.hpp"
@@ -8,6 +9,7 @@
 #include "train_phase.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/plan/plan_report.hpp"
+#include "trn/run/run_continuation.hpp"
 
 namespace trn::launcher {
 namespace {
@@ -85,6 +87,17 @@ int train_on_own_workers(const OwnWorkersJob& job, nlohmann::json& phases,
     if (!diagnosis.excerpt.empty()) std::cerr << diagnosis.excerpt << '\n';
     std::cerr << "trn-run: the same error on every rank is the training's own: fix it and start "
                  "again (exit 1, not retried)\n";
+    // "Run again" to the trainer means the same --output; a new trn-run makes a new run
+    // directory, so the way back to this run's checkpoints is said here.
+    if (const auto newest = run::newest_checkpoint(plan.run_dir); newest > 0) {
+      const auto& dirs = job.layout->profile_dirs;
+      const bool bundled = std::find(dirs.begin(), dirs.end(), plan.profile_file.parent_path()) !=
+                           dirs.end();
+      std::cerr << "trn-run: " << plan.run_dir.string() << " holds checkpoints up to step "
+                << newest << ": after the fix, continue this run with: trn-run "
+                << (bundled ? plan.profile : plan.profile_file.string()) << " --resume "
+                << plan.run_dir.string() << '\n';
+    }
     return kUserError;
   }
   std::cerr << "trn-run: training stopped: "

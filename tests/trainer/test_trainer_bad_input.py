@@ -3,6 +3,7 @@ documented exit status (errors.py), never a traceback, and nothing is written.""
 
 import math
 import os
+import re
 import shutil
 
 import pytest
@@ -70,30 +71,46 @@ def test_torch_that_cannot_be_imported_is_one_clear_error(corpus_dir, tmp_path, 
     assert "Traceback" not in result.stderr and "torch" in errors[0], result.stderr
 
 
-def test_a_diverging_run_stops_at_the_first_non_finite_loss(corpus_dir, tmp_path, capsys):
+def test_a_blown_up_update_is_never_checkpointed_and_the_advice_holds(corpus_dir, tmp_path, capsys):
+    """Issue 33.6: at --lr 1e9 the first update leaves finite weights near 1e9 whose loss turns
+    non-finite a step later. Their checkpoint was kept, and the advice to lower --lr and run
+    again resumed from it and diverged again. Now the run stops before saving them, says that a
+    rerun starts from step 0, and that rerun at a sane --lr trains."""
     out = str(tmp_path / "diverged")
     error = _one_error(capsys, pretrain_args(corpus_dir, out, "--lr", "1e9", "--checkpoint-every", "1",
-                                             steps=6), EXIT_DIVERGED, "not finite", "--lr")
-    rows = read_metrics(out)
-    bad_step = rows[-1]["step"]
-    assert rows[-1]["loss"] is None and all(r["loss"] is not None for r in rows[:-1])
-    assert f"step {bad_step}:" in error and bad_step < 6
-    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_") and n.endswith(".pt"))
-    assert checkpoints, "the last finite step's checkpoint is kept"
-    for name in checkpoints:
-        state = torch.load(os.path.join(out, name))
-        assert state["step"] < bad_step
-        assert all(torch.isfinite(v).all() for v in state["model"].values() if v.is_floating_point())
+                                             steps=6), EXIT_DIVERGED, "blew the weights up", "--lr")
+    assert "step 1:" in error and "starts from step 0" in error, error
+    assert not [n for n in os.listdir(out) if n.startswith("ckpt_")], os.listdir(out)
     assert not os.path.exists(os.path.join(out, "results.json"))
+    assert main(pretrain_args(corpus_dir, out, "--lr", "1e-4", "--checkpoint-every", "1", steps=3)) == 0
+    rows = read_metrics(out)
+    assert [r["step"] for r in rows][-3:] == [1, 2, 3] and all(math.isfinite(r["loss"]) for r in rows[-3:])
 
 
-def test_non_finite_weights_are_never_checkpointed():
-    from trn_trainer.training.divergence import check_weights, weights_finite
+def test_a_run_that_diverges_later_names_the_checkpoint_a_rerun_resumes_from(corpus_dir, tmp_path, capsys):
+    out = str(tmp_path / "later")
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=2)) == 0
+    capsys.readouterr()
+    error = _one_error(capsys, pretrain_args(corpus_dir, out, "--lr", "1e9", "--checkpoint-every", "2",
+                                             steps=6), EXIT_DIVERGED, "--lr")
+    assert re.search(r"error: step [345]: ", error), error
+    assert "resumes from the newest checkpoint, step 2" in error, error
+    checkpoints = sorted(n for n in os.listdir(out) if n.startswith("ckpt_") and n.endswith(".json"))
+    assert checkpoints == ["ckpt_2.json"]
+
+
+def test_non_finite_or_blown_up_weights_are_never_checkpointed():
+    from trn_trainer.training.divergence import check_weights, weights_health
+
+    def hint():
+        return "hint"
 
     good = [torch.ones(3), torch.zeros(2, 2)]
-    check_weights(4, weights_finite(good))
-    with pytest.raises(DivergedError, match="step 5:"):
-        check_weights(5, weights_finite(good + [torch.tensor([1.0, math.inf])]))
+    check_weights(4, weights_health(good), 1e-3, hint)
+    with pytest.raises(DivergedError, match="step 5: the weights are no longer finite"):
+        check_weights(5, weights_health(good + [torch.tensor([1.0, math.inf])]), 1e-3, hint)
+    with pytest.raises(DivergedError, match="step 6: a weight reached 3e.08"):
+        check_weights(6, weights_health(good + [torch.tensor([1.0, -3e8])]), 1e9, hint)
 
 
 @pytest.mark.parametrize("command", ["prepare-data", "prepare-lm"])

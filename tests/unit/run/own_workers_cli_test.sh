@@ -65,6 +65,15 @@ run same_error
 status=$?
 [[ $status == 1 ]] || fail "the same error on both ranks exited $status, not 1: $(tail -n 3 "$scratch/same_error.out")"
 grep -q "the same error on every rank is the training's own" "$scratch/same_error.out" || fail "same error: $(tail -n 2 "$scratch/same_error.out")"
+# After a user error in a run that has checkpoints (a divergence after checkpoint 2), trn-run says
+# how to continue that run: a new trn-run would make a new run directory (issue 33.6).
+profile failed_after_checkpoint "/usr/bin/python3 -c \"open('{run_dir}/ckpt_2.json', 'w'); raise ValueError('diverged')\""
+run failed_after_checkpoint
+status=$?
+folder=$(sed -n 's/^trn-run: run directory \([^ ;]*\).*/\1/p' "$scratch/failed_after_checkpoint.out")
+[[ $status == 1 ]] || fail "the same error after a checkpoint exited $status: $(tail -n 3 "$scratch/failed_after_checkpoint.out")"
+grep -qF "trn-run: $folder holds checkpoints up to step 2: after the fix, continue this run with: trn-run $scratch/failed_after_checkpoint.yaml --resume $folder" \
+  "$scratch/failed_after_checkpoint.out" || fail "no --resume advice: $(tail -n 3 "$scratch/failed_after_checkpoint.out")"
 run lost_rank
 status=$?
 [[ $status == 5 ]] || fail "a lost rank exited $status, not 5: $(tail -n 3 "$scratch/lost_rank.out")"

@@ -87,10 +87,18 @@ class Trainer:
             return share_of(state, env.rank, env.world_size)
 
         if not snapshot:
-            self.writer.submit(run.step, capture, must=run.step == self.last_step)
+            if self.writer.submit(run.step, capture, must=run.step == self.last_step):
+                self.saved_step = run.step
         else:  # never skipped: waiting for the previous one is part of what a snapshot costs
             self.snapshot_writer.submit(run.step, capture, must=True)
             self.snapshots.after_snapshot(self.snapshot_writer.stalls, run.group.any_rank)
+
+    def resume_hint(self):
+        """Where a rerun with the same --output starts, for the advice after a divergence."""
+        if self.saved_step is None:
+            return "no checkpoint of sane weights was saved, so it starts from step 0"
+        return (f"it resumes from the newest checkpoint, step {self.saved_step}, whose weights were "
+                "checked sane before it was saved")
 
     def fence(self):
         """Before the optimizer changes the weights: copies of them still being made are done."""
@@ -123,6 +131,9 @@ class Trainer:
             self.say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {self.last_step - run.step} steps to "
                      "produce every graph and writing nothing")
         self.first = True
+        # The newest checkpoint this run saved (its weights were judged sane), else the one it
+        # resumed from: where a rerun after a divergence starts.
+        self.saved_step = run.step if run.step > 0 else None
         self.unread = []  # steps whose values are not read yet (see read_due)
         self.heartbeat.step_done(run.step)  # where it starts: the step it resumed from
         self.log.restart_clock()
@@ -133,7 +144,7 @@ class Trainer:
         extra device sync."""
         for (step, _, _, lr, _, _), (loss, norm) in zip(steps, self.log.record_many(steps)):
             if not self.extract_only:  # graph extraction runs nothing: its values mean nothing
-                divergence.check_step(step, loss, norm, lr)
+                divergence.check_step(step, loss, norm, lr, self.resume_hint)
 
     def read_due(self, step, checkpoint_due):
         """Whether this step's values are read now. Each read waits for the device, so a device
@@ -158,7 +169,7 @@ class Trainer:
         if checkpoint_due and not self.extract_only:  # on every rank, so that all stop together
             # Part of the step's graph, read once it ran: no host read in the middle of a graph.
             run.device.after_step(divergence.check_weights, run.step,
-                                  divergence.weights_finite(run.params))
+                                  divergence.weights_health(run.params), lr, self.resume_hint)
         run.device.step_end()  # XLA: cut and run the graph; the closures follow
         self.heartbeat.step_done(run.step)
         self.first = False
