@@ -60,6 +60,7 @@ int train_on_own_workers(const OwnWorkersJob& job, nlohmann::json& phases,
                                       static_cast<unsigned>(plan.tasks_per_node), job.fsroot);
   step.srun_args.clear();
   step.first_node = job.this_node;
+  step.log_dir_shared = launch.nodes > 1;
   step.echo_rank = launch.node_rank * static_cast<unsigned>(plan.tasks_per_node);
   if (launch.nodes > 1) {
     // Each node's trn-run watches its own ranks: the run directory may be shared, and no node
@@ -91,8 +92,8 @@ int train_on_own_workers(const OwnWorkersJob& job, nlohmann::json& phases,
     // directory, so the way back to this run's checkpoints is said here.
     if (const auto newest = run::newest_checkpoint(plan.run_dir); newest > 0) {
       const auto& dirs = job.layout->profile_dirs;
-      const bool bundled = std::find(dirs.begin(), dirs.end(), plan.profile_file.parent_path()) !=
-                           dirs.end();
+      const bool bundled =
+          std::find(dirs.begin(), dirs.end(), plan.profile_file.parent_path()) != dirs.end();
       std::cerr << "trn-run: " << plan.run_dir.string() << " holds checkpoints up to step "
                 << newest << ": after the fix, continue this run with: trn-run "
                 << (bundled ? plan.profile : plan.profile_file.string()) << " --resume "

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <thread>
 
@@ -94,6 +95,23 @@ std::vector<run::RankOutput> read_rank_outputs(const std::filesystem::path& log_
   return ranks;
 }
 
+// A restart or a requeued job writes the same log names as the attempt before it. Those logs
+// are renamed first (kept, for the record): the follower would otherwise open the old file
+// before srun truncates it and replay the killed attempt's lines, and the failure diagnosis
+// would read them as this attempt's.
+void set_earlier_logs_aside(const std::filesystem::path& log_dir,
+                            const std::function<bool(const std::string&)>& ours) {
+  const auto stamp = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(log_dir, error)) {
+    const auto name = entry.path().filename().string();
+    if (ours(name))
+      std::filesystem::rename(entry.path(), log_dir / (name + ".before-" + stamp), error);
+  }
+}
+
 std::vector<run::Heartbeat> read_heartbeats(const std::filesystem::path& dir) {
   std::vector<run::Heartbeat> beats;
   std::error_code error;
@@ -149,6 +167,10 @@ TrainOutcome run_train_step(const TrainStep& step) {
   }
   const auto prefix = step.phase + "_";
   const auto suffix = "_" + std::to_string(step.nnodes) + ".log";
+  set_earlier_logs_aside(step.log_dir, [&](const std::string& name) {
+    return step.log_dir_shared ? name == prefix + step.first_node + suffix
+                               : name.starts_with(prefix) && name.ends_with(suffix);
+  });
   auto argv = step.starter;
   argv.insert(argv.end(), {"--label", "--kill-on-bad-exit=1",
                            "--output=" + (step.log_dir / (prefix + "%N" + suffix)).string()});

@@ -22,6 +22,9 @@ struct TrainStep {
   std::filesystem::path log_dir;
   std::string phase;       // names the logs: <phase>_<node>_<nnodes>.log
   std::string first_node;  // runs task 0 (srun's block distribution), or `echo_rank`
+  // Other nodes' trn-runs write their logs into log_dir too (own workers): of the logs of an
+  // earlier attempt only first_node's are this trn-run's to set aside.
+  bool log_dir_shared = false;
   unsigned echo_rank = 0;  // whose lines go to stdout: rank 0, or this node's first
   unsigned nnodes = 1;
   unsigned tasks = 1;  // srun tasks: the labels in the logs
