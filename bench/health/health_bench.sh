@@ -102,7 +102,7 @@ chmod +x "$work/timed-trn-run"
 first_step() {  # first_step EXTRA_ARGS...: one 1-step job; prints "to-first-step to-train-srun"
   local job run
   job=$(slurm sbatch --parsable --exclusive --nodes=4 -D "$work" "$work/timed-trn-run" bert_tiny \
-    --data "$work/data" --output-root "$work/runs" --steps 1 "$@")
+    --data "$work/data" --output-root "$work/runs" --steps 1 --set warmup=1 "$@")
   wait_done "$job"
   run=$work/runs/bert_tiny-$job
   grep -q 'step 1/1 ' "$run"/logs/train_*_4.log ||

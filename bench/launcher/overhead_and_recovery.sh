@@ -15,7 +15,7 @@ args=(bert_tiny --data "$work/data" --output-root "$work/runs")
 
 overheads=()
 for round in 1 2 3; do
-  job=$(slurm sbatch --parsable --exclusive --nodes=4 -D "$work" trn-run "${args[@]}" --steps 1)
+  job=$(slurm sbatch --parsable --exclusive --nodes=4 -D "$work" trn-run "${args[@]}" --steps 1 --set warmup=1)
   wait_done "$job"
   overheads+=("$(field "$work/runs/bert_tiny-$job/results.json" "d['phases']['before_train_seconds']")")
 done

@@ -150,7 +150,7 @@ grep -q "neuron-bind" <<<"$bad" || fail "no message naming --neuron-bind: $bad"
 data=$TRN_BUILD_DIR/tests/integration/data
 [[ -f $data/vocab.txt ]] || fail "no training data in $data (the trainer_data fixture prepares it)"
 job=$(slurm sbatch --parsable --nodes=1 -D "$scratch" -o "$scratch/job-%j.out" \
-  --wrap "exec '$prefix/bin/trn-launcher' run bert_tiny --data '$data' --output-root '$scratch/runs' --steps 2")
+  --wrap "exec '$prefix/bin/trn-launcher' run bert_tiny --data '$data' --output-root '$scratch/runs' --steps 2 --set warmup=2")
 deadline=$((SECONDS + 300))
 while [[ $(slurm scontrol show job -o "$job" | grep -o ' JobState=[^ ]*') =~ PENDING|RUNNING|CONFIGURING|COMPLETING ]]; do
   ((SECONDS < deadline)) || fail "trn-run job $job from the package did not end within 300s"

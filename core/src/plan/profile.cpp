@@ -50,7 +50,16 @@ std::string missing_required(const Profile& profile) {
 }
 
 void check_complete(const Profile& profile) {
-  const std::string problem = missing_required(profile);
+  std::string problem = missing_required(profile);
+  // The learning rate climbs to lr over the warm-up: a run shorter than that never trains at
+  // the rate it asks for, and its losses compare with nothing.
+  if (problem.empty() && profile.warmup > profile.steps) {
+    problem = "warmup " + std::to_string(profile.warmup) + " is longer than the run's " +
+              std::to_string(profile.steps) +
+              " steps: the learning rate would never reach lr; give more steps (--steps) or a "
+              "shorter warm-up (--set warmup=" +
+              std::to_string(profile.steps) + ")";
+  }
   if (problem.empty()) return;
   const std::string where =
       profile.source.empty() ? "profile '" + profile.name + "'" : profile.source.string();

@@ -20,7 +20,7 @@ requeued_job() {
   local nodes=$1 count job
   count=$(tr ',' '\n' <<<"$nodes" | wc -l)
   job=$(slurm_with_tools sbatch --parsable --exclusive --nodes="$count" --nodelist="$nodes" -D "$scratch" \
-    trn-run bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 2 \
+    trn-run bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 2 --set warmup=2 \
     --micro-batch 1 --global-batch 3 --fsroot "$scratch/nodes/%n")
   on_exit "slurm scancel $job >/dev/null 2>&1 || true"
   restarted() { [[ $(slurm scontrol show job -o "$job" | grep -o ' Restarts=[0-9]*' | cut -d= -f2) -ge 1 ]]; }

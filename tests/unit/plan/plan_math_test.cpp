@@ -46,6 +46,19 @@ INSTANTIATE_TEST_SUITE_P(Nodes, BertStrongScaling,
                          testing::Values(StrongCase{1, 32}, StrongCase{2, 16}, StrongCase{4, 8},
                                          StrongCase{16, 2}, StrongCase{32, 1}));
 
+// A run shorter than its warm-up never trains at the rate it asks for (issue 33.8): refused,
+// naming both counts and the two fixes.
+TEST(Warmup, LongerThanTheRunIsAnError) {
+  auto profile = bundled("bert_tiny");  // warmup 4
+  profile.steps = 3;
+  expect_contains_all(
+      error_of([&] { plan_on(profile, 1, 0); }),
+      {"launcher/profiles/bert_tiny.yaml: warmup 4 is longer than the run's 3 steps", "(--steps)",
+       "--set warmup=3"});
+  profile.steps = 4;  // the rate reaches lr at the last step
+  EXPECT_EQ(plan_on(profile, 1, 0).warmup, 4);
+}
+
 TEST(StrongScaling, SixtyFourNodesIsInfeasibleAndListsTheNodeCountsThatWork) {
   const std::string message = error_of([] { plan_on(bundled("bert_pretrain"), 64, 32); });
   expect_contains_all(
