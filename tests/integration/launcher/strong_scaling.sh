@@ -2,8 +2,12 @@
 # One profile on 1, 2 and 4 nodes: the same global batch, the accumulation halving as the node
 # count doubles, and the same loss curve (world-size-invariant sampling, exact accumulation).
 # The 2- and 4-node jobs are forecast from the 1-node run's measurements (--calibrate): their
-# plans start with the forecast and results.json sets it beside what they measured (the nodes
-# share this machine's cores: the error is printed, not bounded; bench/RESULTS.md).
+# plans start with the forecast and results.json sets it beside what they measured. The local
+# nodes share this machine's cores, which the model does not assume, so those errors are printed
+# (bench/RESULTS.md); where its assumption holds - a second 1-node run, calibrated from the
+# first - the forecast must be within 50% of what that run measured (+2% on a quiet machine,
+# bench/RESULTS.md; CI builds and tests beside it at a lower priority, which moves either run's
+# speed by up to a third).
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 steps=8
@@ -39,6 +43,18 @@ print("forecast on %s nodes from the 1-node run: %.1f seq/s predicted, %.1f meas
       % (nodes, f["step"]["seq_per_s"], measured, 100 * f["error"]))
 PY
 done
+job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=1 -D "$scratch" \
+  trn-run bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps $steps --calibrate "${run_of[1]}")
+wait_job "$job" >/dev/null || { cat "$scratch/trn-run-$job.out"; fail "the second 1-node job failed"; }
+/usr/bin/python3 - "$scratch/runs/bert_tiny-$job" <<'PY' || fail "forecast of the second 1-node run"
+import json, sys
+d = json.load(open(sys.argv[1] + "/results.json"))
+measured = next(m["MeasuredValue"] for m in d["results"]["metrics"] if m["MetricName"] == "Average throughput")
+predicted = d["forecast"]["step"]["seq_per_s"]
+error = predicted / measured - 1
+print("forecast of a second 1-node run: %.1f seq/s predicted, %.1f measured (%+.1f%%)" % (predicted, measured, 100 * error))
+sys.exit(0 if abs(error) < 0.5 else "the forecast misses the measured throughput by %+.0f%% (bound 50%%)" % (100 * error))
+PY
 losses() { /usr/bin/python3 -c "import json,sys; print(' '.join('%.6f' % json.loads(l)['loss'] for l in open(sys.argv[1])))" "$1/metrics.jsonl"; }
 /usr/bin/python3 - "${run_of[1]}" "${run_of[2]}" "${run_of[4]}" <<'PY'
 import json, sys
