@@ -149,16 +149,28 @@ def _run_with_a_small_disk(disk, size, args):
 def test_a_full_run_directory_keeps_the_previous_checkpoint_and_fails_the_last(corpus_dir, tmp_path):
     """A run directory with room for one checkpoint (about 14 MB): checkpoint 2 is written, the
     later ones fail with ENOSPC and leave it the newest; the run trains on, and since its last
-    checkpoint is lost it ends with exit status 4, saying so. Run again with room: it resumes."""
+    checkpoint is lost it ends with exit status 4, saying so. The same file system then gets room
+    (remounted larger, its files kept) and the same command resumes from checkpoint 2."""
     disk = str(tmp_path / "disk")
-    args = pretrain_args(corpus_dir, disk + "/run", "--checkpoint-every", "2", "--checkpoint-mode", "sync",
-                         steps=4)
-    full = _run_with_a_small_disk(disk, "20m", args)
-    assert full.returncode == 4, full.stdout[-2000:] + full.stderr[-2000:]
-    assert "warning: checkpoint at step 4 not written" in full.stdout and "No space left" in full.stdout
-    assert "the run's last checkpoint (step 4) could not be written" in full.stderr
-    roomy = _run_with_a_small_disk(disk, "200m", args)  # the same folder, empty again: a new mount
-    assert roomy.returncode == 0, roomy.stderr[-2000:]
+    os.makedirs(disk)
+    run = disk + "/run"
+    args = pretrain_args(corpus_dir, run, "--checkpoint-every", "2", "--checkpoint-mode", "sync", steps=4)
+    # One mount namespace for both runs: the tmpfs outlives the first, and what it holds between
+    # them is listed on a line of its own.
+    script = ('disk=$1 && shift && mount -t tmpfs -o size=20m tmpfs "$disk" && "$@"; echo "first exit $?"; '
+              'echo "between: $(ls "$0" | tr "\\n" " ")"; mount -o remount,size=200m tmpfs "$disk" && "$@"')
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, run, disk,
+                           PYTHON, "-m", "trn_trainer"] + args,
+                          env=child_env(), capture_output=True, text=True, timeout=300)
+    first, _, second = done.stdout.partition("first exit ")
+    assert second.startswith("4\n"), done.stdout[-3000:] + done.stderr[-2000:]
+    assert "warning: checkpoint at step 4 not written" in first and "No space left" in first
+    assert "the run's last checkpoint (step 4) could not be written" in done.stderr
+    between = next(line for line in second.splitlines() if line.startswith("between: ")).split()[1:]
+    assert "ckpt_2.json" in between and "ckpt_2.pt" in between and "ckpt_4.json" not in between, between
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"resumed from {run}/ckpt_2.pt (step 2" in second, second[-2000:]
+    assert [line.split()[1] for line in second.splitlines() if line.startswith("step ")] == ["3/4", "4/4"]
 
 
 def test_a_full_node_local_tier_costs_warnings_and_the_run_directory_has_every_checkpoint(

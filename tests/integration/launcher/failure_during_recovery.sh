@@ -29,5 +29,12 @@ expect_eq "$(json_field "$run/results.json" "' '.join(','.join(r['nodes']) for r
   "$(node 2) $(node 3)" "nodes taken out, in order"
 expect_eq "$(json_field "$run/results.json" "[r['resumed'] for r in d['phases']['recoveries']]")" "[False, True]" \
   "whether each restarted step resumed"
+# "resumed" says every rank of the new step started; from where is the trainer's to say: the
+# step its ranks reported first (heartbeats) and its own "resumed from" line agree, at the
+# checkpoint of step 4 or later that the job had written.
+resumed=$(json_field "$run/results.json" "d['phases']['recoveries'][1]['resumed_from_step']")
+((resumed >= 4)) || { cat "$out"; fail "the last restart started from step $resumed, not from checkpoint 4 or later"; }
+grep -q "^resumed from $run/ckpt_$resumed.pt (step $resumed" "$out" ||
+  { cat "$out"; fail "the trainer did not say it resumed from ckpt_$resumed.pt"; }
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after a failure during recovery vs uninterrupted"
 echo "ok: a spare lost as it took over was replaced in job $job, final loss $(final_loss "$run")"
