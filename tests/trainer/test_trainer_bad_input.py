@@ -11,7 +11,8 @@ import torch
 
 from trainer_testlib import PYTHON, TRAINER, child_env, pretrain_args, read_metrics
 from trn_trainer.cli import main
-from trn_trainer.errors import EXIT_DATA, EXIT_DIVERGED, EXIT_ENVIRONMENT, EXIT_USAGE, DivergedError
+from trn_trainer.errors import (EXIT_DATA, EXIT_DIVERGED, EXIT_ENVIRONMENT, EXIT_USAGE, DataError,
+                                DivergedError)
 
 
 def _one_error(capsys, args, code, *needles):
@@ -185,3 +186,16 @@ def test_a_label_of_thousands_of_digits_is_a_name(tmp_path):
     path.write_text("text,label\nhello there,1\nbye now," + "9" * 5000 + "\n")
     labels = sorted(e.label for e in read_examples(str(path), "--train"))
     assert labels == ["1", "9" * 5000]
+
+
+@pytest.mark.parametrize("line, problem", [
+    ("[" * 3000, "nested too deeply"),
+    ('{"text": "bye", "label": ' + "9" * 5000 + "}", "Exceeds the limit (4300 digits)"),
+])
+def test_a_json_line_python_cannot_hold_is_a_data_error_naming_the_line(tmp_path, line, problem):
+    from trn_trainer.data.finetune_examples import read_examples
+    path = tmp_path / "train.jsonl"
+    path.write_text('{"text": "hello", "label": 1}\n' + line + "\n")
+    with pytest.raises(DataError, match="train.jsonl line 2: not JSON this reader takes") as error:
+        read_examples(str(path), "--train")
+    assert problem in str(error.value)

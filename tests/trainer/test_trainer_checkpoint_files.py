@@ -2,6 +2,7 @@
 checkpoint a run resumes from when parts of them are missing or damaged."""
 
 import json
+import re
 import os
 import signal
 
@@ -259,3 +260,15 @@ def test_a_name_from_a_manifest_is_a_plain_name_in_its_folder(name):
     assert plain_name("ckpt_1.shard3.pt", "manifest m") == "ckpt_1.shard3.pt"
     with pytest.raises(UnreadableFile, match="not a file inside its folder"):
         plain_name(name, "manifest m")
+
+
+@pytest.mark.parametrize("content, problem", [
+    (b"[" * 3000, "is not valid JSON (nested too deeply)"),
+    (b'{"format": 2, "step": 4, "shards": [{"file": "ckpt_4.pt", "bytes": 1, "sha256": "a", "rank": [1]}]}',
+     "does not describe the shards of step 4"),
+])
+def test_a_manifest_python_cannot_take_is_a_value_error(tmp_path, content, problem):
+    """peers.inventory and restore.read_step_manifest skip a manifest on ValueError only (fuzzing)."""
+    (tmp_path / "ckpt_4.json").write_bytes(content)
+    with pytest.raises(ValueError, match=re.escape(problem)):
+        files.read_manifest(str(tmp_path), 4)

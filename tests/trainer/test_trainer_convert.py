@@ -6,6 +6,7 @@ refuses those of another degree or model; bad input is one error naming the file
 
 import json
 import os
+import re
 import struct
 
 import pytest
@@ -14,7 +15,7 @@ import torch
 from trainer_testlib import read_metrics, run_cli, torchrun
 from trn_trainer.weights import safetensors_file
 from trn_trainer.cli import main
-from trn_trainer.errors import CheckpointError, UsageError
+from trn_trainer.errors import CheckpointError, DataError, UsageError
 from trn_trainer.models.llama import LlamaForCausalLM
 from trn_trainer.models.llama_config import llama_config
 from trn_trainer.models.llama_weights import parameter_shapes
@@ -266,3 +267,32 @@ def test_init_from_refuses_weights_of_another_model(tmp_path):
         read_rank(tmp_path / "tp2", TensorParallel(2, 0, None), llama_config("tiny", 400))
     with pytest.raises(UsageError, match="no tp_weights.json; make the folder with python3 -m trn_trainer"):
         read_rank(folder, TensorParallel(2, 0, None), TINY)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"rope_theta": "1e4"}, "rope_theta '1e4' is not a number > 0"),
+    ({"rms_norm_eps": 0}, "rms_norm_eps 0 is not a number > 0"),
+    ({"initializer_range": None}, "initializer_range None is not a number >= 0"),
+])
+def test_a_config_whose_real_numbers_are_not_is_one_data_error(tmp_path, change, message):
+    from trn_trainer.weights import hf_folder
+    config = hf_folder.hf_config(llama_config("tiny", 64), torch.float32)
+    (tmp_path / "config.json").write_text(json.dumps({**config, **change}))
+    with pytest.raises(DataError, match=re.escape(message)):
+        hf_folder.read_config(str(tmp_path))
+    (tmp_path / "config.json").write_text("[" * 3000)
+    with pytest.raises(DataError, match=re.escape("config.json: not a JSON file (nested too deeply)")):
+        hf_folder.read_config(str(tmp_path))
+
+
+@pytest.mark.parametrize("index, message", [
+    ('{"tensor_parallel": Infinity, "shards": []}', "lists 0 files for tensor parallel inf"),
+    ('{"tensor_parallel": "2", "shards": ["a", "b"]}', "lists 2 files for tensor parallel '2'"),
+    ('{"tensor_parallel": 2, "shards": ["../x", "b"]}',
+     "names '../x', which is not a file inside its folder"),
+])
+def test_a_tensor_parallel_index_convert_did_not_write_is_one_data_error(tmp_path, index, message):
+    from trn_trainer.weights.tp_weights import read_index
+    (tmp_path / "tp_weights.json").write_text(index)
+    with pytest.raises(DataError, match=re.escape(message)):
+        read_index(str(tmp_path), "--init-from")

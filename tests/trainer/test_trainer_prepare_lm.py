@@ -4,6 +4,7 @@ status for it (2 usage, 3 data: errors.py)."""
 
 import json
 import os
+import re
 
 import h5py
 import numpy as np
@@ -89,3 +90,21 @@ def test_shards_already_there_are_kept_unless_forced(lm_dir, capsys):
     err = capsys.readouterr().err
     assert "already holds" in err and "--force" in err
     assert prepare(lm_dir, "--force") == 0
+
+
+@pytest.mark.parametrize("summary, ids, message", [
+    ('{"vocab_size": "64"}', None, "prepare_lm.json: vocab_size '64' is not a whole number >= 1"),
+    ("[" * 3000, None, "prepare_lm.json: cannot be read (nested too deeply)"),
+    (None, np.zeros((2, 3), "f4"), "input_ids is a float32 of shape (2, 3), not token ids"),
+    (None, np.zeros(4, "i4"), "input_ids is a int32 of shape (4,), not token ids"),
+    (None, -np.ones((2, 3), "i4"), "holds the token id -1"),
+])
+def test_lm_data_prepare_lm_did_not_write_is_one_data_error(tmp_path, summary, ids, message):
+    from trn_trainer.data.lm_samples import LmData
+    from trn_trainer.errors import DataError
+    with h5py.File(tmp_path / "x_training_0.hdf5", "w") as f:
+        f.create_dataset("input_ids", data=np.arange(6, dtype="i4").reshape(2, 3) if ids is None else ids)
+    if summary is not None:
+        (tmp_path / "prepare_lm.json").write_text(summary)
+    with pytest.raises(DataError, match=re.escape(message)):
+        LmData(str(tmp_path), 1)

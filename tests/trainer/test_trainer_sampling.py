@@ -1,8 +1,13 @@
+import re
+
+import h5py
 import numpy as np
+import pytest
 import torch
 
 from trn_trainer.data.sampling import GlobalOrder, StepLoader
 from trn_trainer.data.bert_shards import open_shards
+from trn_trainer.errors import DataError
 
 
 def test_each_epoch_visits_every_sample_once():
@@ -48,3 +53,17 @@ def test_global_batches_do_not_depend_on_world_size(corpus_dir):
             assert got[3] == reference[3] and len(got[3]) == 1, "every rank sees the global token count"
         assert reference[0].shape == (global_batch, 128)
         assert (reference[2] >= 0).sum().item() == next(iter(reference[3]))
+
+
+@pytest.mark.parametrize("input_ids, message", [
+    (np.zeros((2, 4), "f4"), "input_ids (float32) hold(s) no token ids"),
+    (h5py.Empty("i4"), "inconsistent shapes"),
+])
+def test_a_shard_without_token_ids_is_one_data_error(tmp_path, input_ids, message):
+    with h5py.File(tmp_path / "x_training_0.hdf5", "w") as f:
+        f["input_ids"] = input_ids
+        for key, shape in (("input_mask", (2, 4)), ("segment_ids", (2, 4)), ("masked_lm_positions", (2, 1)),
+                           ("masked_lm_ids", (2, 1)), ("next_sentence_labels", (2,))):
+            f[key] = np.zeros(shape, "i4")
+    with pytest.raises(DataError, match=re.escape(message)):
+        open_shards(str(tmp_path))

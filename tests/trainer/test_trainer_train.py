@@ -3,6 +3,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import statistics
 import shutil
 import subprocess
@@ -250,3 +251,26 @@ def test_model_impl_hf_without_transformers_is_a_clear_error(corpus_dir, tmp_pat
     out = tmp_path / "hf"
     _expect_error(pretrain_args(corpus_dir, str(out), "--model-impl", "hf"), 2, "transformers")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("bad", [b'{"step": 3, "lo', b"[3]", b"\xff\xfe", b"[" * 3000])
+def test_metrics_rows_end_at_the_first_line_that_is_no_json_object(tmp_path, bad):
+    from trn_trainer.metrics import read_rows
+    path = tmp_path / "metrics.jsonl"
+    path.write_bytes(b'{"step": 1}\n\n{"step": 2}\n' + bad + b'\n{"step": 4}\n')
+    assert read_rows(str(path)) == [{"step": 1}, {"step": 2}]
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"[1]", "not a sweep (an object with a list of rows)"),
+    (b'{"rows": [1]}', "not a sweep (an object with a list of rows)"),
+    (b"\xff", "cannot read the sweep ('utf-8' codec can't decode"),
+    (b'{"rows": [{"nodes": 2, "step": {}, "efficiency": "1"}]}', "the row of nodes 2 lacks a number"),
+])
+def test_a_sweep_json_trn_run_did_not_write_is_one_data_error(tmp_path, content, message):
+    from trn_trainer.errors import DataError
+    from trn_trainer.tasks.plot_sweep import read_sweep
+    path = tmp_path / "sweep.json"
+    path.write_bytes(content)
+    with pytest.raises(DataError, match=re.escape(message)):
+        read_sweep(str(path))

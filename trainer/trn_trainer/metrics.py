@@ -6,6 +6,8 @@ import math
 import os
 import statistics
 
+from .outside_files import json_loads
+
 ENV_PREFIXES = ("NEURON_", "XLA_", "FI_")
 # Seconds of one micro-step, of the gradient all-reduce and of the optimizer in each step, where
 # the device can time them (pretrain_step.PhaseClock); their medians calibrate trn-run's forecast.
@@ -13,17 +15,21 @@ PHASES = ("micro_step_s", "allreduce_s", "optimizer_s")
 
 
 def read_rows(path):
+    """The rows (JSON objects) of a metrics.jsonl, up to the first line that is not one."""
     rows = []
     if not os.path.exists(path):
         return rows
-    with open(path) as f:
+    with open(path, "rb") as f:
         for line in f:
             line = line.strip()
             if line:
                 try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break  # a line cut short by a kill: everything after it is not trusted
+                    row = json_loads(line)
+                except ValueError:
+                    row = None
+                if not isinstance(row, dict):
+                    break  # a line cut short by a kill (or no row): everything after it is not trusted
+                rows.append(row)
     return rows
 
 

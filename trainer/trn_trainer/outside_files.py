@@ -1,8 +1,10 @@
 """Reading files that come from outside the process (checkpoint shards and manifests, weights):
 regular files only, opened without blocking and refused by their size before a byte is read, so
-that a FIFO never hangs a reader and a link to /dev/zero never fills memory; and names taken
-from such a file only as plain names inside their folder."""
+that a FIFO never hangs a reader and a link to /dev/zero never fills memory; names taken from
+such a file only as plain names inside their folder; and JSON from such a file parsed with one
+kind of error."""
 
+import json
 import os
 import stat
 
@@ -39,6 +41,16 @@ def plain_name(name, what):
             or os.path.basename(name) != name):
         raise UnreadableFile(f"{what} names {name!r}, which is not a file inside its folder")
     return name
+
+
+def json_loads(data):
+    """json.loads(data) (bytes or str); ValueError for every way outside JSON can be bad: not
+    JSON, not UTF-8, a whole number of more digits than Python converts, or nested deeper than
+    the parser recurses (json raises RecursionError for that one)."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def output_folder_problem(output):

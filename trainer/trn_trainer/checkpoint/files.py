@@ -15,7 +15,7 @@ import shutil
 import torch
 
 from ..errors import CheckpointError
-from ..outside_files import plain_name, read_regular_file
+from ..outside_files import json_loads, plain_name, read_regular_file
 
 _MANIFEST = re.compile(r"^ckpt_(\d+)\.json$")
 # Every file of a step, temporary ones (a writer that was killed) included.
@@ -83,23 +83,29 @@ def read_manifest(directory, step):
     not describe the step's shards."""
     path = os.path.join(directory, manifest_name(step))
     try:
-        manifest = json.loads(read_regular_file(path, MAX_MANIFEST_BYTES, "manifest"))
+        data = read_regular_file(path, MAX_MANIFEST_BYTES, "manifest")
     except FileNotFoundError:
         return None
-    except json.JSONDecodeError as e:
+    try:
+        manifest = json_loads(data)
+    except ValueError as e:
         raise ValueError(f"manifest {path} is not valid JSON ({e})") from None
     shards = manifest.get("shards") if isinstance(manifest, dict) else None
     if (not isinstance(shards, list) or not shards or manifest.get("format") not in MANIFEST_FORMATS
             or manifest.get("step") != step
             or any(not isinstance(e, dict) or {"file", "bytes", "sha256"} - e.keys()
-                   or not isinstance(e["bytes"], int) or isinstance(e["bytes"], bool) or e["bytes"] < 0
-                   for e in shards)):
+                   or not _count(e["bytes"]) or not _count(e.get("rank", 0)) for e in shards)):
         raise ValueError(f"manifest {path} does not describe the shards of step {step}")
     for entry in shards:  # a manifest names files of its own folder only
         plain_name(entry["file"], f"manifest {path}")
     for rank, entry in enumerate(shards):
         entry.setdefault("rank", rank)  # format 1: one shard, rank 0's
     return manifest
+
+
+def _count(value):
+    """Whether `value` is a whole number >= 0 (a size, a rank), as JSON gives one."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def check_shard(entry, size, sha256, what):

@@ -5,6 +5,7 @@ import glob
 import os
 
 import h5py
+import numpy as np
 
 from ..errors import DataError
 
@@ -47,12 +48,17 @@ def _check_shard(path):
             if missing:
                 raise DataError(f"shard {path}: lacks the key(s) {', '.join(missing)}; a BERT shard "
                                 f"holds {', '.join(KEYS)}; re-create it with prepare-data")
-            shapes = {k: f[k].shape for k in KEYS}
+            # An empty dataset (h5py.Empty) has the shape None: as a scalar's, not [N, ...].
+            shapes = {k: f[k].shape or () for k in KEYS}
+            not_integers = [f"{k} ({f[k].dtype})" for k in KEYS if not np.issubdtype(f[k].dtype, np.integer)]
     except DataError:
         raise
     except Exception as e:  # h5py raises OSError for a truncated file, others for odd content
         raise DataError(f"shard {path}: cannot be read as HDF5 ({e}); re-create it or move it out "
                         "of the data folder") from None
+    if not_integers:
+        raise DataError(f"shard {path}: {', '.join(not_integers)} hold(s) no token ids (integers); "
+                        "re-create it with prepare-data")
     n = shapes["input_ids"][0] if len(shapes["input_ids"]) == 2 else -1
     ok = (
         n > 0

@@ -18,6 +18,7 @@ from typing import Optional
 import torch
 
 from ..errors import DataError
+from ..outside_files import json_loads
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 _WHOLE_NUMBER = re.compile(r"^-?\d+$")
@@ -84,10 +85,13 @@ def _jsonl_examples(text, path, flag):
             continue
         where = f"{flag} {path} line {line}"
         try:
-            obj = json.loads(raw)
+            obj = json_loads(raw)
         except json.JSONDecodeError as e:
             raise DataError(f"{where}: not valid JSON ({e.msg} at column {e.colno}); each line must be one "
                             'object such as {"text": "...", "label": "..."}') from None
+        except ValueError as e:  # nested too deeply, a number of more digits than Python reads
+            raise DataError(f"{where}: not JSON this reader takes ({e}); each line must be one object "
+                            'such as {"text": "...", "label": "..."}') from None
         if not isinstance(obj, dict) or "text" not in obj or "label" not in obj:
             raise DataError(f'{where}: not an object with "text" and "label"; each line must be one object '
                             'such as {"text": "...", "label": "..."}')

@@ -1,19 +1,33 @@
 """PNG of a `trn-run --plan --sweep --png` forecast: scaling efficiency and cost against nodes."""
 
-import json
-
 from ..errors import DataError
+from ..outside_files import json_loads
+
+PLOTTED = ("nodes", "efficiency", "cost_on_demand_usd", "cost_reserved_usd")
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def read_sweep(path):
+    """(the document, its rows that can run) of a trn-run --sweep JSON, or a DataError."""
     try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
+        with open(path, "rb") as f:
+            doc = json_loads(f.read())
+    except (OSError, ValueError) as e:
         raise DataError(f"{path}: cannot read the sweep ({e}); give the JSON trn-run --sweep wrote") from None
-    rows = [r for r in doc.get("rows", []) if "step" in r]
+    rows = doc.get("rows", []) if isinstance(doc, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise DataError(f"{path}: not a sweep (an object with a list of rows); give the JSON trn-run "
+                        "--sweep wrote")
+    rows = [r for r in rows if "step" in r]
     if not rows:
         raise DataError(f"{path}: no node count of the sweep can run; nothing to plot")
+    bad = next((r for r in rows if not all(_number(r.get(key)) for key in PLOTTED)), None)
+    if bad is not None:
+        raise DataError(f"{path}: the row of nodes {bad.get('nodes')!r} lacks a number for one of "
+                        f"{', '.join(PLOTTED)}; give the JSON trn-run --sweep wrote")
     return doc, rows
 
 

@@ -7,6 +7,7 @@ likewise with `pytorch_model.bin.index.json`).
 
 import dataclasses
 import json
+import math
 import os
 
 import torch
@@ -14,6 +15,7 @@ import torch
 from ..checkpoint.files import write_atomically
 from ..errors import CheckpointError, DataError, UsageError
 from ..models.llama_config import LlamaConfig
+from ..outside_files import json_loads
 from . import safetensors_file
 
 CONFIG = "config.json"
@@ -23,6 +25,8 @@ _INDEX = ".index.json"
 _DEFAULTS = {"num_key_value_heads": None, "max_position_embeddings": 2048, "rms_norm_eps": 1e-6,
              "rope_theta": 10000.0, "initializer_range": 0.02, "tie_word_embeddings": False}
 _REQUIRED = ("vocab_size", "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads")
+# Real-valued keys, which LlamaConfig.check leaves alone; the model divides by these two.
+_POSITIVE_REALS = ("rms_norm_eps", "rope_theta")
 # What this trainer's Llama does, where a config.json can ask for something else.
 _SAME_AS_OURS = {"model_type": "llama", "hidden_act": "silu", "rope_scaling": None, "attention_bias": False,
                  "mlp_bias": False, "tie_word_embeddings": False}
@@ -33,9 +37,9 @@ def read_json(path, bad, parse=lambda content: content):
     """parse(the content of the JSON file `path`); a DataError `path: bad(e)` when the file cannot
     be read, is not JSON, or does not hold what parse takes from it (a key, a type)."""
     try:
-        with open(path) as f:
-            return parse(json.load(f))
-    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError) as e:
+        with open(path, "rb") as f:
+            return parse(json_loads(f.read()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise DataError(f"{path}: {bad(e)}") from None
 
 
@@ -76,6 +80,11 @@ def config_from_hf(raw, path):
     for key in _REQUIRED + ("num_key_value_heads", "max_position_embeddings"):
         if type(values[key]) is not int or values[key] < 1:
             raise DataError(f"{path}: {key} {values[key]!r} is not a whole number >= 1")
+    for key in _POSITIVE_REALS + ("initializer_range",):
+        value, positive = values[key], key in _POSITIVE_REALS
+        if (isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value)
+                or value < 0 or (positive and value == 0)):
+            raise DataError(f"{path}: {key} {value!r} is not a number {'> 0' if positive else '>= 0'}")
     try:
         config = LlamaConfig(**values).check()
     except UsageError as e:

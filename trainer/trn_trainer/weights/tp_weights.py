@@ -14,6 +14,7 @@ from ..checkpoint.files import write_atomically
 from ..errors import CheckpointError, DataError, UsageError
 from ..models.llama_config import LLAMA_SIZES, llama_config
 from ..models.llama_weights import check_state
+from ..outside_files import UnreadableFile, plain_name
 from ..parallel.llama_shards import shard_state
 from . import safetensors_file
 from .hf_folder import config_from_hf, read_json
@@ -62,12 +63,20 @@ def read_index(folder, option):
     if not os.path.isfile(path):
         raise UsageError(f"{option} {folder}: no {INDEX}; make the folder with python3 -m trn_trainer "
                          "convert split --input HF_MODEL_DIR --output DIR --tensor-parallel N")
-    index, tp_size, files = read_json(
-        path, lambda e: f"not a tensor-parallel weights index ({type(e).__name__}: {e}); split the model "
-        "again", lambda index: (index, int(index["tensor_parallel"]), list(index["shards"])))
-    if tp_size < 1 or len(files) != tp_size:
-        raise DataError(f"{path}: lists {len(files)} files for tensor parallel {tp_size}; split the model "
-                        "again")
+    index = read_json(path, lambda e: f"not a tensor-parallel weights index ({type(e).__name__}: {e}); "
+                      "split the model again")
+    tp_size = index.get("tensor_parallel") if isinstance(index, dict) else None
+    files = index.get("shards") if isinstance(index, dict) else None
+    # read_all and read_rank take both as they are: a whole degree, and that many names.
+    if (isinstance(tp_size, bool) or not isinstance(tp_size, int) or tp_size < 1
+            or not isinstance(files, list) or len(files) != tp_size):
+        raise DataError(f"{path}: lists {len(files) if isinstance(files, list) else 'no'} files for tensor "
+                        f"parallel {tp_size!r}; split the model again")
+    for name in files:
+        try:
+            plain_name(name, path)
+        except UnreadableFile as e:
+            raise DataError(f"{e}; split the model again") from None
     return index, config_from_hf(index.get("config"), path)
 
 
