@@ -57,6 +57,7 @@ TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, uns
   step.watchdog.hang_floor_s = static_cast<double>(plan.hang_timeout_s);
   step.watchdog.startup_limit_s = startup_limit_s;
   step.watchdog.ranks = static_cast<unsigned>(plan.world_size);
+  step.watchdog.last_step = plan.steps;
   step.log_dir = plan.run_dir / "logs";
   step.phase = attempt == 0 ? "train" : "train-r" + std::to_string(attempt);  // logs per start
   step.nnodes = static_cast<unsigned>(plan.nodes);

@@ -61,6 +61,8 @@ WatchVerdict Watchdog::verdict(double now) const {
     return entry.second.phase == "exited";
   });
   verdict.deadline_s = std::max(settings_.hang_floor_s, settings_.hang_factor * median_step_s());
+  if (settings_.last_step > 0 && min_step_ >= settings_.last_step)
+    verdict.deadline_s = std::max(verdict.deadline_s, settings_.finish_floor_s);
   verdict.stalled_s = now - last_progress_;
   if (all_ended || verdict.stalled_s <= verdict.deadline_s) return verdict;
   verdict.event = WatchEvent::kHang;

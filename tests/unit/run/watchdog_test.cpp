@@ -109,6 +109,24 @@ TEST(Watchdog, RanksThatAllEndedAreNoHang) {
   EXPECT_EQ(dog.verdict(100.0).event, WatchEvent::kNone);
 }
 
+// After the last step rank 0 writes the final checkpoint and the report while the others have
+// exited: a spare-recovery job with --hang-timeout 4 once called that a hang under load.
+TEST(Watchdog, TheRunsEndIsNoHangWithinTheFinishFloor) {
+  auto finishing = settings(3);
+  finishing.last_step = 6;
+  Watchdog dog(finishing);
+  steady_steps(dog, 6);
+  dog.observe({beat(0, "a", 6, "done"), beat(1, "a", 6, "exited"), beat(2, "b", 6, "exited"),
+               beat(3, "b", 6, "exited")},
+              7.0);
+  EXPECT_EQ(dog.verdict(60.0).event, WatchEvent::kNone);
+  EXPECT_EQ(dog.verdict(700.0).event, WatchEvent::kHang);  // a final save hung for good
+  // Before the last step the hang deadline stands.
+  Watchdog early(finishing);
+  steady_steps(early, 5);
+  EXPECT_EQ(early.verdict(60.0).event, WatchEvent::kHang);
+}
+
 // Node c computes `slow` times as long as a and b in every window.
 std::vector<trn::run::Straggler> windows_with(double slow, long windows) {
   Watchdog dog(settings(60));

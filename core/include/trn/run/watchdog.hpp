@@ -21,6 +21,12 @@ struct WatchdogSettings {
   // start may compile for as long as it takes).
   double startup_limit_s = 0;
   unsigned ranks = 0;
+  // The run's last step (0: unknown). Once every rank completed it, rank 0 writes the final
+  // checkpoint (never skipped: it waits for the one in flight), results.json and the plot while
+  // the other ranks have exited: no step progress for a while, and no hang before
+  // finish_floor_s either.
+  long last_step = 0;
+  double finish_floor_s = 600;
 };
 
 enum class WatchEvent { kNone, kFailed, kHang };
