@@ -1,5 +1,7 @@
 #include "trn/cache/layout.hpp"
 
+#include <algorithm>
+
 #include "trn/cache/compiler_flags.hpp"
 #include "trn/common/error.hpp"
 
@@ -7,8 +9,13 @@ namespace trn::cache {
 
 namespace {
 
+// The compiler names its folders in printable ASCII (versions, graph and flag hashes). Any other
+// byte marks a folder of someone else's: not an entry, so that its name never reaches
+// `trn-cache status --json` (JSON strings must be UTF-8) or a terminal.
 bool has_prefix_and_more(std::string_view name, std::string_view prefix) {
-  return name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix;
+  return name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix &&
+         std::all_of(name.begin() + static_cast<std::ptrdiff_t>(prefix.size()), name.end(),
+                     [](char c) { return c > ' ' && c < '\x7f'; });
 }
 
 }  // namespace

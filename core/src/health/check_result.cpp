@@ -32,6 +32,15 @@ CheckStatus status_from_name(const std::string& name) {
               "trn-run from the same install?");
 }
 
+// Evidence quotes what the node's files hold (a damaged sysfs attribute, a kernel log line),
+// which need not be UTF-8, and JSON strings must be: dump() would throw and trn-health --json
+// crash. Each invalid byte becomes U+FFFD, as nlohmann's own replacing serializer has it.
+std::string valid_utf8(const std::string& text) {
+  const auto quoted =
+      nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
+}
+
 }  // namespace
 
 bool NodeHealth::healthy() const { return first_failure() == nullptr; }
@@ -57,13 +66,15 @@ nlohmann::json to_json(const NodeHealth& health) {
   for (const auto& check : health.checks) {
     checks.push_back({{"check", check.check},
                       {"status", status_name(check.status)},
-                      {"evidence", check.evidence},
+                      {"evidence", valid_utf8(check.evidence)},
                       {"seconds", check.seconds}});
   }
-  return {{"node", health.node},
+  nlohmann::json unreached = nlohmann::json::array();
+  for (const auto& node : health.unreached) unreached.push_back(valid_utf8(node));
+  return {{"node", valid_utf8(health.node)},
           {"healthy", health.healthy()},
           {"checks", checks},
-          {"unreached", health.unreached}};
+          {"unreached", unreached}};
 }
 
 NodeHealth node_health_from_json(const nlohmann::json& json) {

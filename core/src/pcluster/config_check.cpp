@@ -1,11 +1,14 @@
 #include "trn/pcluster/config_check.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
 #include <cstring>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "merge_keys.hpp"
 #include "report.hpp"
@@ -18,18 +21,51 @@
 namespace trn::pcluster {
 namespace {
 
+// Where each document of a YAML stream starts; the documents themselves are loaded afterwards.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+  std::vector<YAML::Mark> starts;
+};
+
 std::optional<YAML::Node> parse(std::string_view yaml_text, Report& report) {
   try {
-    auto documents = YAML::LoadAll(std::string(yaml_text));
-    if (documents.size() > 1) {
+    // Not YAML::LoadAll: yaml-cpp 0.7's never returns on a stream where a node would start at a
+    // ',' (its parser reads the same empty document there forever, filling memory; fixed in
+    // 0.8). Every other document moves on through the text, so the count is bounded.
+    std::istringstream stream{std::string(yaml_text)};
+    YAML::Parser parser(stream);
+    DocumentStarts documents;
+    while (parser.HandleNextDocument(documents)) {
+      const auto& starts = documents.starts;
+      if (starts.size() < 2 || starts.back().pos != starts[starts.size() - 2].pos) continue;
+      const auto at = static_cast<std::size_t>(starts.back().pos);
+      report.error(starts.back(), "not valid YAML: unexpected '" +
+                                      std::string(yaml_text.substr(at, 1)) +
+                                      "' where a value should start");
+      return std::nullopt;
+    }
+    if (documents.starts.size() > 1) {
       // pcluster (PyYAML's safe_load) refuses a stream of several documents.
-      report.error(documents[1].Mark(), "the file holds " + std::to_string(documents.size()) +
+      report.error(documents.starts[1], "the file holds " +
+                                            std::to_string(documents.starts.size()) +
                                             " YAML documents; a cluster configuration is one "
                                             "(remove the '---' and what follows it)");
       return std::nullopt;
     }
-    if (documents.empty()) return YAML::Node();
-    return documents.front();
+    return YAML::Load(std::string(yaml_text));
   } catch (const YAML::ParserException& e) {
     report.error(e.mark, "not valid YAML: " + e.msg);
     return std::nullopt;

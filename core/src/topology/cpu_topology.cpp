@@ -11,6 +11,7 @@
 #include "sysfs.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/text_file.hpp"
 
 namespace trn::topology {
 namespace {
@@ -98,6 +99,13 @@ CpuTopology read_cpu_topology(const std::filesystem::path& root) {
       IdList::parse(sysfs::read(online_file, "is sysfs mounted under the filesystem root?"),
                     online_file.string());
   if (online.empty()) throw Error(online_file.string() + " lists no CPU: check the root");
+  // hwloc asserts (aborting the process: slurmstepd, for the plugin) when the NUMA node list is
+  // there and names no node; a list that is absent it does without.
+  const auto nodes_file = sysfs::under(root, "sys/devices/system/node/online");
+  if (const FileRead nodes = try_read_text(nodes_file);
+      nodes.ok() && IdList::parse(nodes.text, nodes_file.string()).empty()) {
+    throw Error(nodes_file.string() + " lists no NUMA node: check the root");
+  }
 
   const Topology topology = load(root);
   CpuTopology out;

@@ -101,6 +101,10 @@ TEST(Layout, Names) {
   EXPECT_TRUE(is_module_dir_name("MODULE_10342337443829457519+d41d8cd9"));
   EXPECT_FALSE(is_module_dir_name("MODULE_"));
   EXPECT_FALSE(is_module_dir_name(".trn-tmp.1.0.host"));
+  // Bytes the compiler never writes (found by tests/fuzz: status --json threw on them).
+  EXPECT_FALSE(is_version_dir_name("neuronxcc-2.14\xda\xcd.11.213.0"));
+  EXPECT_FALSE(is_version_dir_name("neuronxcc-2.14 copy"));
+  EXPECT_FALSE(is_module_dir_name("MODULE_1034+d41d\n"));
   EXPECT_TRUE(is_lock_file_name("model.hlo_module.pb.lock"));
   EXPECT_FALSE(is_lock_file_name(".lock"));
 }

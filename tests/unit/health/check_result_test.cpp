@@ -47,5 +47,15 @@ TEST(CheckResult, JsonRoundTrip) {
       Error);
 }
 
+// A garbage sysfs value quoted in the evidence (found by tests/fuzz: trn-health --json threw on
+// it): the report still prints, the bad bytes replaced.
+TEST(CheckResult, JsonOfEvidenceThatIsNotUtf8) {
+  const NodeHealth health{"n\xff", {{"neuron-devices", CheckStatus::kWarning, "0-0\xff+", 0}}, {}};
+  const auto text = to_json(health).dump();
+  const auto back = node_health_from_json(nlohmann::json::parse(text));
+  EXPECT_EQ(back.node, "n\xEF\xBF\xBD");
+  EXPECT_EQ(back.checks.at(0).evidence, "0-0\xEF\xBF\xBD+");
+}
+
 }  // namespace
 }  // namespace trn::health

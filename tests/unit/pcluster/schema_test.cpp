@@ -21,6 +21,13 @@ TEST(PclusterSchema, YamlSyntaxErrorIsLocated) {
   EXPECT_EQ(errors[0].substr(0, 2), "3:");
 }
 
+// yaml-cpp 0.7's LoadAll never returned on a ',' where a value starts (found by tests/fuzz).
+TEST(PclusterSchema, CommaWhereAValueStartsIsAnError) {
+  EXPECT_THAT(errors_of(",\n"), ElementsAre(HasSubstr("not valid YAML: unexpected ','")));
+  EXPECT_THAT(errors_of("Image:\n  Os: alinux2\n---\n,\n"),
+              ElementsAre(HasSubstr("not valid YAML: unexpected ','")));
+}
+
 // A change to the valid configuration (`from` replaced by `to`) and the one error it causes.
 struct Mistake {
   std::string from;

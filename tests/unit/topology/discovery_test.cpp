@@ -4,6 +4,7 @@
 #include <set>
 
 #include "fixtures.hpp"
+#include "temp_dir.hpp"
 #include "trn/common/error.hpp"
 #include "trn/topology/discover.hpp"
 
@@ -191,4 +192,23 @@ TEST(Discovery, HwlocRootIsScopedAndRestored) {
   ::unsetenv("HWLOC_FSROOT");
   trn::topology::discover(options);
   EXPECT_EQ(::getenv("HWLOC_FSROOT"), nullptr);
+}
+
+// hwloc asserts, aborting the process, on a NUMA node list that names no node (found by
+// tests/fuzz): discovery refuses it first, naming the file.
+TEST(Discovery, AnEmptyNumaNodeListIsAnError) {
+  trn::test::TempDir dir;
+  std::filesystem::copy(
+      fixture("trn1.2xlarge"), dir.path(),
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  dir.write("sys/devices/system/node/online", "\n");
+  trn::topology::DiscoveryOptions options;
+  options.fsroot = dir.path();
+  try {
+    trn::topology::discover(options);
+    FAIL() << "discovered a node without NUMA nodes";
+  } catch (const trn::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("node/online lists no NUMA node"), std::string::npos)
+        << error.what();
+  }
 }
