@@ -101,14 +101,14 @@ std::vector<run::RankOutput> read_rank_outputs(const std::filesystem::path& log_
 // would read them as this attempt's.
 void set_earlier_logs_aside(const std::filesystem::path& log_dir,
                             const std::function<bool(const std::string&)>& ours) {
-  const auto stamp = std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                        std::chrono::system_clock::now().time_since_epoch())
-                                        .count());
+  const auto aside =
+      ".before-" + std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count());
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(log_dir, error)) {
     const auto name = entry.path().filename().string();
-    if (ours(name))
-      std::filesystem::rename(entry.path(), log_dir / (name + ".before-" + stamp), error);
+    if (ours(name)) std::filesystem::rename(entry.path(), log_dir / (name + aside), error);
   }
 }
 

@@ -4,7 +4,7 @@
 # (tests/fuzz/regressions/<harness>/), which must all pass, then SECONDS seconds of fuzzing into a
 # temporary work corpus (nothing is written into the repository). One summary line per harness;
 # exit status 1 when a harness crashed, hung or leaked, with the input's path printed (copy it
-# into tests/fuzz/regressions/<harness>/ once fixed), 77 when atheris is not installed.
+# into tests/fuzz/regressions/<harness>/ once fixed), 2 when atheris is not installed.
 #
 #   tests/fuzz/run_trainer.sh SECONDS [HARNESS...]     (HARNESS: fuzz_metrics, ...)
 # ATHERIS_PYTHON: the interpreter with atheris (default: the venv of docs' setup,
@@ -17,9 +17,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 python=${ATHERIS_PYTHON:-/usr/local/lib/trn-atheris/bin/python}
 if ! "$python" -c "import atheris" 2>/dev/null; then
-  echo "fuzz: skipped: $python cannot import atheris (python3 -m venv --system-site-packages" \
-       "/usr/local/lib/trn-atheris && /usr/local/lib/trn-atheris/bin/pip install atheris==3.0.0)"
-  exit 77
+  echo "fuzz: $python cannot import atheris: run scripts/bootstrap (it installs atheris into" \
+       "/usr/local/lib/trn-atheris), or set ATHERIS_PYTHON to an interpreter that has it" >&2
+  exit 2
 fi
 work=${FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/trn-fuzz.XXXXXX")}
 export PYTHONPATH="$repo/trainer${PYTHONPATH:+:$PYTHONPATH}"
