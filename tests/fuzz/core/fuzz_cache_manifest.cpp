@@ -45,8 +45,8 @@ void read_cache_tree(FuzzedDataProvider& input, const std::filesystem::path& roo
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const trn::fuzz::ScratchTree tree;
-  const auto root = tree.root() / "shared";
+  static const trn::test::TempDir tree;
+  const auto root = tree.path() / "shared";
   std::filesystem::remove_all(root);
   std::filesystem::create_directories(root);
   FuzzedDataProvider input(data, size);

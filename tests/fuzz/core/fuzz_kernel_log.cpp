@@ -12,7 +12,7 @@
 #include "trn/health/kernel_log.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const trn::fuzz::ScratchTree tree;
+  static const trn::test::TempDir tree;
   FuzzedDataProvider input(data, size);
   const auto after_sequence = input.ConsumeIntegral<std::uint64_t>();
   // Small limits exercise the read from the file's end, which cuts the first record.
@@ -25,9 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     trn::health::parse_kmsg_record(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
   }
-  trn::fuzz::write_file(tree.root() / "dev/kmsg", log);
+  trn::fuzz::write_file(tree.path() / "dev/kmsg", log);
   try {
-    trn::health::scan_kernel_log(tree.root(), after_sequence, max_bytes);
+    trn::health::scan_kernel_log(tree.path(), after_sequence, max_bytes);
   } catch (const trn::Error&) {
   }
   return 0;

@@ -127,8 +127,8 @@ void read_everything(const fs::path& root) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  static const trn::fuzz::ScratchTree scratch;
-  for (const char* name : kTrees) trees().push_back(copy_tree(scratch.root(), name));
+  static const trn::test::TempDir scratch;
+  for (const char* name : kTrees) trees().push_back(copy_tree(scratch.path(), name));
   return 0;
 }
 

@@ -1,8 +1,7 @@
-// A scratch folder for harnesses whose parsers read files: made once per fuzzer process under
-// $TMPDIR (tests/fuzz/run_core.sh points it into its work folder), removed when it exits.
+// Files for harnesses whose parsers read them. Their scratch folder is the unit tests'
+// trn::test::TempDir, made once per fuzzer process under $TMPDIR (tests/fuzz/run_core.sh points
+// it into its work folder) and removed when the process exits.
 #pragma once
-
-#include <stdlib.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -10,29 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "temp_dir.hpp"
+
 namespace trn::fuzz {
-
-class ScratchTree {
- public:
-  ScratchTree() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/trn-fuzz-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    root_ = pattern;
-  }
-  ~ScratchTree() {
-    std::error_code ignored;
-    std::filesystem::remove_all(root_, ignored);
-  }
-  ScratchTree(const ScratchTree&) = delete;
-  ScratchTree& operator=(const ScratchTree&) = delete;
-
-  const std::filesystem::path& root() const { return root_; }
-
- private:
-  std::filesystem::path root_;
-};
 
 // Replaces `file` with `content`, creating its folder; a harness that cannot set up its input
 // has no result worth keeping.
