@@ -37,6 +37,12 @@ namespace cache = trn::cache;
 
 namespace {
 
+// Cache paths are bytes, not necessarily UTF-8 (--root, folder names): JSON strings must be,
+// so a byte that is not becomes U+FFFD in the report instead of an exception.
+std::string json_text(const nlohmann::json& json) {
+  return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 using trn::launcher::kBadInput;
 using trn::launcher::kSuccess;
 
@@ -117,7 +123,7 @@ int run_status(const po::variables_map& options) {
                                                     .count()}});
       }
     }
-    std::cout << json.dump(2) << '\n';
+    std::cout << json_text(json) << '\n';
     return kSuccess;
   }
   std::cout << "compile cache " << root.string();
@@ -179,13 +185,12 @@ int run_prune(const po::variables_map& options) {
       removed.push_back(
           {{"path", e.path.string()}, {"state", cache::to_string(e.state)}, {"bytes", e.bytes}});
     }
-    std::cout << nlohmann::json{{"root", root.string()},
-                                {"dry_run", prune.dry_run},
-                                {"removed", removed},
-                                {"removed_bytes", report.removed_bytes},
-                                {"remaining_entries", report.remaining_entries},
-                                {"remaining_bytes", report.remaining_bytes}}
-                     .dump(2)
+    std::cout << json_text(nlohmann::json{{"root", root.string()},
+                                          {"dry_run", prune.dry_run},
+                                          {"removed", removed},
+                                          {"removed_bytes", report.removed_bytes},
+                                          {"remaining_entries", report.remaining_entries},
+                                          {"remaining_bytes", report.remaining_bytes}})
               << '\n';
     return kSuccess;
   }
@@ -245,7 +250,7 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
     for (const auto& bad : report.bad) {
       json["bad"].push_back({{"path", bad.path.string()}, {"reason", bad.reason}});
     }
-    std::cout << json.dump(2) << '\n';
+    std::cout << json_text(json) << '\n';
     return kSuccess;
   }
   for (const auto& bad : report.bad) {

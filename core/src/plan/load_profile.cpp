@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -10,6 +12,7 @@
 #include "suggest.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
+#include "trn/common/utf8.hpp"
 #include "trn/plan/command_template.hpp"
 
 namespace trn::plan {
@@ -159,6 +162,18 @@ class ProfileReader {
 Profile parse_profile(std::string_view yaml_text, const std::string& source, std::string name) {
   YAML::Node root;
   ProfileReader reader(source);
+  // The profile's strings go into plan.json and results.json, whose strings must be UTF-8.
+  if (const auto bad = first_invalid_utf8(yaml_text)) {
+    YAML::Mark mark;
+    const auto before = yaml_text.substr(0, *bad);
+    mark.line = static_cast<int>(std::count(before.begin(), before.end(), '\n'));
+    const auto line_start = before.rfind('\n');
+    mark.column =
+        static_cast<int>(line_start == std::string_view::npos ? *bad : *bad - line_start - 1);
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(yaml_text[*bad]));
+    reader.fail(mark, std::string("not UTF-8 text (byte ") + byte + "); save the profile as UTF-8");
+  }
   try {
     root = YAML::Load(std::string(yaml_text));
   } catch (const YAML::Exception& e) {

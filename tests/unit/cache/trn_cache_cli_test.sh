@@ -182,6 +182,15 @@ done
 NEURON_COMPILE_CACHE_URL=s3://bucket/c "$trn_cache" status 2>&1 | grep -q "s3://bucket/c" ||
   fail "s3 URL named"
 
+# A --root that is not UTF-8 (paths are bytes) is reported, its bad byte as U+FFFD, where the
+# JSON library threw "invalid UTF-8 byte".
+odd=$work/cache-$'\xff'
+mkdir -p "$odd"
+out=$("$trn_cache" status --root "$odd" --json) || fail "status --json of a root that is not UTF-8: $out"
+json_root=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["root"])' <<<"$out") ||
+  fail "not JSON: $out"
+[[ $json_root == *"cache-"$'\xef\xbf\xbd' ]] || fail "the root in the report: $json_root"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2
   exit 1

@@ -125,6 +125,13 @@ TEST(ProfileYaml, UnknownKeySuggestsTheClosestWithLineAndColumn) {
             "p.yaml:7:1: unknown key 'Global-Batch' (did you mean 'global_batch'?)");
 }
 
+// The profile's strings go into plan.json: a byte that is not UTF-8 made trn-run fail with
+// nlohmann's "[json.exception.type_error.316] invalid UTF-8 byte" instead of naming the file.
+TEST(ProfileYaml, TextThatIsNotUtf8IsNamedWithLineAndColumn) {
+  EXPECT_EQ(error_of([] { parse(minimal_profile + "description: caf\xe9\n"); }),
+            "p.yaml:5:17: not UTF-8 text (byte 0xE9); save the profile as UTF-8");
+}
+
 TEST(ProfileYaml, UnknownKeyWithoutNeighbourListsTheKeys) {
   const auto message = error_of([] { parse(minimal_profile + "colour: blue\n"); });
   EXPECT_THAT(message, StartsWith("p.yaml:5:1: unknown key 'colour'; keys: description, command,"));
