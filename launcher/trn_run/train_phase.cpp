@@ -201,10 +201,10 @@ TrainOutcome run_train_step(const TrainStep& step) {
       const double elapsed = std::chrono::duration<double>(now - started).count();
       const auto beats = read_heartbeats(step.watch_dir);
       watchdog.observe(beats, elapsed);
-      // Where the ranks start from: their step once every one is past its start-up (a resumed
-      // run's checkpoint).
+      // Where the ranks start from (a resumed run's checkpoint), once every one is past its
+      // start-up: as the ranks say, else (a trainer without start_step) the steps done then.
       if (outcome.first_step < 0 && watchdog.started_up())
-        outcome.first_step = watchdog.steps_done();
+        outcome.first_step = watchdog.start_step().value_or(watchdog.steps_done());
       outcome.last_step = watchdog.steps_done();
       if (outcome.first_step >= 0 && !outcome.first_step_done_s &&
           outcome.last_step > outcome.first_step) {

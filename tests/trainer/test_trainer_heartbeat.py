@@ -27,6 +27,16 @@ def test_each_rank_beats_and_says_how_it_ended(corpus_dir, tmp_path):
         assert beat["node"] == socket.gethostname() and beat["window"] == 2
         assert 0 < beat["window_compute_s"] < 60 and 0 < beat["compute_s"] < 60
         assert os.path.getsize(os.path.join(watch, f"rank{rank}.beat")) == 512
+        assert beat["start_step"] == 0  # a fresh run; a resumed one says its checkpoint's step
+
+
+def test_a_resumed_rank_says_the_step_it_started_from():
+    from trn_trainer.heartbeat import Heartbeat
+
+    heartbeat = Heartbeat(0, env={})
+    heartbeat.step_done(12)  # where it starts: the checkpoint it loaded
+    heartbeat.step_done(13)
+    assert (heartbeat.start_step, heartbeat.step) == (12, 13)
 
 
 def test_a_rank_that_fails_says_why(corpus_dir, tmp_path):

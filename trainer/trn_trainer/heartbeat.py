@@ -41,6 +41,7 @@ class Heartbeat:
         except ValueError:
             self.window = DEFAULT_WINDOW
         self.step, self.phase, self.since = 0, "start", time.time()
+        self.start_step = None  # the step it resumed from (its first step_done), for trn-run
         self._compute, self._window_index, self._window_median = [], 0, None
         self._step_started = None
         self._fd = self._stack_file = None
@@ -58,7 +59,8 @@ class Heartbeat:
         record = {"rank": self.rank, "node": self.node, "pid": os.getpid(), "step": self.step,
                   "phase": self.phase, "since": round(self.since, 3),
                   "compute_s": round(self._compute[-1], 6) if self._compute else None,
-                  "window": self._window_index, "window_compute_s": self._window_median}
+                  "window": self._window_index, "window_compute_s": self._window_median,
+                  "start_step": self.start_step}
         if error:
             record["error"] = error[:240]
         line = json.dumps(record, separators=(",", ":")).encode()[:LINE_BYTES - 1]
@@ -84,6 +86,8 @@ class Heartbeat:
         self._enter("allreduce")
 
     def step_done(self, step):
+        if self.start_step is None:
+            self.start_step = step
         self.step = step
         self._enter("done")
 

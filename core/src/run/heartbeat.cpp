@@ -33,6 +33,7 @@ std::optional<Heartbeat> parse_heartbeat(std::string_view line) {
   if (const auto node = record.find("node"); node != record.end() && node->is_string())
     beat.node = node->get<std::string>();
   beat.pid = optional_number<long>(record, "pid").value_or(0);
+  beat.start_step = optional_number<long>(record, "start_step");
   beat.compute_s = optional_number<double>(record, "compute_s");
   beat.window = optional_number<long>(record, "window").value_or(0);
   beat.window_compute_s = optional_number<double>(record, "window_compute_s");

@@ -86,6 +86,16 @@ WatchVerdict Watchdog::verdict(double now) const {
   return verdict;
 }
 
+std::optional<long> Watchdog::start_step() const {
+  if (latest_.empty() || latest_.size() < settings_.ranks) return std::nullopt;
+  std::optional<long> lowest;
+  for (const auto& [rank, beat] : latest_) {
+    if (!beat.start_step) return std::nullopt;
+    lowest = lowest ? std::min(*lowest, *beat.start_step) : *beat.start_step;
+  }
+  return lowest;
+}
+
 bool Watchdog::started_up() const {
   if (latest_.empty() || latest_.size() < settings_.ranks) return false;
   return std::none_of(latest_.begin(), latest_.end(),

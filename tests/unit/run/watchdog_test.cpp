@@ -127,6 +127,25 @@ TEST(Watchdog, TheRunsEndIsNoHangWithinTheFinishFloor) {
   EXPECT_EQ(early.verdict(60.0).event, WatchEvent::kHang);
 }
 
+// A resumed step: the ranks say they started from checkpoint 12, and by the watchdog's first
+// read one had already completed step 13 (straggler_replaced.sh once saw results.json say 13).
+TEST(Watchdog, TheStartStepIsTheRanksOwnNotTheStepsDoneAtTheFirstRead) {
+  auto two = settings(60);
+  two.ranks = 2;
+  Watchdog dog(two);
+  auto first = beat(0, "a", 13, "done");
+  auto second = beat(1, "b", 13, "compute");
+  EXPECT_FALSE(dog.start_step());
+  first.start_step = 12;
+  dog.observe({first}, 1.0);
+  EXPECT_FALSE(dog.start_step());  // rank 1 not heard from yet
+  second.start_step = 12;
+  dog.observe({second}, 1.0);
+  EXPECT_TRUE(dog.started_up());
+  EXPECT_EQ(dog.start_step(), 12);
+  EXPECT_EQ(dog.steps_done(), 13);
+}
+
 // Node c computes `slow` times as long as a and b in every window.
 std::vector<trn::run::Straggler> windows_with(double slow, long windows) {
   Watchdog dog(settings(60));

@@ -12,6 +12,7 @@ struct Heartbeat {
   std::string node;
   long pid = 0;
   long step = 0;                           // optimizer steps completed
+  std::optional<long> start_step;          // the step it started from (a resumed checkpoint)
   std::string phase;                       // start, compute, allreduce, done, exited, failed
   double since = 0;                        // Unix time the phase began
   std::optional<double> compute_s;         // the last step's compute time (to the all-reduce)

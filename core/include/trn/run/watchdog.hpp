@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -64,9 +65,12 @@ class Watchdog {
   std::vector<Straggler> take_new_stragglers();
   double median_step_s() const;
   long steps_done() const { return min_step_; }
-  // Every rank (settings' `ranks`, when given) has a heartbeat past "start": the step the ranks
-  // start from (a resumed run's checkpoint) is steps_done() from then on.
+  // Every rank (settings' `ranks`, when given) has a heartbeat past "start".
   bool started_up() const;
+  // The step the ranks started from (a resumed run's checkpoint), as the ranks themselves say
+  // (start_step); nullopt until every rank has said it. steps_done() at start-up is no
+  // substitute: a step may complete between two reads of the heartbeats.
+  std::optional<long> start_step() const;
 
  private:
   void judge_windows();
