@@ -1,5 +1,6 @@
 #include "trn/topology/topology_json.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "trn/common/error.hpp"
@@ -43,6 +44,12 @@ struct Reader {
             j.at("numa_node").get<int>(), ids(j, "local_cpus")};
   }
 };
+
+bool holds_a_fraction(const json& value) {
+  if (value.is_number_float()) return true;
+  if (!value.is_structured()) return false;
+  return std::any_of(value.begin(), value.end(), [](const json& v) { return holds_a_fraction(v); });
+}
 
 json write_device(const NeuronDevice& d) {
   return {{"index", d.index},
@@ -106,6 +113,9 @@ NodeTopology topology_from_json(std::string_view text, std::string_view origin) 
   };
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) throw fail("invalid JSON");
+  // The file holds whole numbers only; get<int>() of a fraction or of 1e116 would convert a
+  // double out of int's range, which is undefined behaviour (found by fuzz_neuron_ls).
+  if (holds_a_fraction(doc)) throw fail("a number that is not a whole number");
   try {
     if (doc.at("format").get<int>() != kTopologyFormat) {
       throw fail("format " + doc.at("format").dump() + ", expected " +

@@ -45,8 +45,14 @@ TEST(TopologyJson, RejectsOtherContentNamingTheFile) {
   wrong_format.replace(wrong_format.find("\"format\": 1"), 11, "\"format\": 7");
   std::string bad_cpus = good;
   bad_cpus.replace(bad_cpus.find("\"cpus\": \"0-7\""), 13, "\"cpus\": \"x\"");
-  for (const std::string& text :
-       {std::string("{"), std::string("[]"), std::string("{}"), wrong_format, bad_cpus}) {
+  // Numbers are whole: a fraction was read as its whole part, and get<int>() of 1e116 was
+  // undefined behaviour (fuzz_neuron_ls).
+  std::string fraction = good;
+  fraction.replace(fraction.find("\"numa_node\": 0"), 14, "\"numa_node\": 0.5");
+  std::string huge_format = good;
+  huge_format.replace(huge_format.find("\"format\": 1"), 11, "\"format\": 1e116");
+  for (const std::string& text : {std::string("{"), std::string("[]"), std::string("{}"),
+                                  wrong_format, bad_cpus, fraction, huge_format}) {
     try {
       topology_from_json(text, "/run/trn-slurm/topology.json");
       FAIL() << text;
