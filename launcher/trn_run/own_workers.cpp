@@ -1,6 +1,5 @@
 #include "own_workers.hpp"
 
-#include <algorithm>
 #include <iostream>
 
 #include "common/exit_codes.hpp"
@@ -91,13 +90,9 @@ int train_on_own_workers(const OwnWorkersJob& job, nlohmann::json& phases,
     // "Run again" to the trainer means the same --output; a new trn-run makes a new run
     // directory, so the way back to this run's checkpoints is said here.
     if (const auto newest = run::newest_checkpoint(plan.run_dir); newest > 0) {
-      const auto& dirs = job.layout->profile_dirs;
-      const bool bundled =
-          std::find(dirs.begin(), dirs.end(), plan.profile_file.parent_path()) != dirs.end();
       std::cerr << "trn-run: " << plan.run_dir.string() << " holds checkpoints up to step "
-                << newest << ": after the fix, continue this run with: trn-run "
-                << (bundled ? plan.profile : plan.profile_file.string()) << " --resume "
-                << plan.run_dir.string() << '\n';
+                << newest << ": after the fix, continue this run with: trn-run " << job.profile
+                << " --resume " << plan.run_dir.string() << '\n';
     }
     return kUserError;
   }

@@ -30,6 +30,7 @@ struct OwnWorkersJob {
   CompileRequest compile;  // tiers and tools; the starter is set here
   std::optional<nlohmann::json> forecast;
   bool compile_only = false;  // trn-compile
+  std::string profile;        // PROFILE as given on the command line, for the advice it prints
 };
 
 // Every node pulls the cache, compiles (all nodes together, as the srun step does) and trains;

@@ -68,7 +68,8 @@ int train_own_workers(RunContext& context, const std::optional<nlohmann::json>& 
                     context.nodes.this_node,
                     compile_request(context),
                     predicted,
-                    context.mode == Mode::kCompile};
+                    context.mode == Mode::kCompile,
+                    context.options.profile};
   return train_on_own_workers(job, context.phases, context.started);
 }
 

@@ -24,18 +24,33 @@
 namespace trn::launcher {
 namespace {
 
+// The text appended to a file since the last call; "" while the file does not exist yet (srun
+// creates the logs when the step starts).
+class FileTail {
+ public:
+  explicit FileTail(std::filesystem::path path) : path_(std::move(path)) {}
+
+  std::string take_new() {
+    if (!file_.is_open()) {
+      file_.open(path_);
+      if (!file_.is_open()) return "";
+    }
+    file_.clear();
+    return {std::istreambuf_iterator<char>(file_), {}};
+  }
+
+ private:
+  std::filesystem::path path_;
+  std::ifstream file_;
+};
+
 // Follows the log of the node that runs task `rank` and prints its lines without their label.
 class RankFollower {
  public:
-  RankFollower(std::filesystem::path log, unsigned rank) : log_(std::move(log)), rank_(rank) {}
+  RankFollower(std::filesystem::path log, unsigned rank) : tail_(std::move(log)), rank_(rank) {}
 
   void poll() {
-    if (!file_.is_open()) {
-      file_.open(log_);  // srun creates it when the step starts
-      if (!file_.is_open()) return;
-    }
-    file_.clear();
-    pending_.append(std::istreambuf_iterator<char>(file_), {});
+    pending_ += tail_.take_new();
     std::size_t newline = 0;
     while ((newline = pending_.find('\n')) != std::string::npos) {
       const auto line = pending_.substr(0, newline);
@@ -48,9 +63,8 @@ class RankFollower {
   }
 
  private:
-  std::filesystem::path log_;
+  FileTail tail_;
   unsigned rank_;
-  std::ifstream file_;
   std::string pending_;
 };
 
@@ -58,15 +72,10 @@ class RankFollower {
 // they come, and kept to tell a step Slurm refused from a failed one.
 class StarterMessages {
  public:
-  explicit StarterMessages(std::filesystem::path path) : path_(std::move(path)) {}
+  explicit StarterMessages(std::filesystem::path path) : tail_(std::move(path)) {}
 
   void poll() {
-    if (!file_.is_open()) {
-      file_.open(path_);
-      if (!file_.is_open()) return;
-    }
-    file_.clear();
-    std::string fresh(std::istreambuf_iterator<char>(file_), {});
+    const auto fresh = tail_.take_new();
     if (fresh.empty()) return;
     std::cerr << fresh << std::flush;
     if (text_.size() < kKept) text_.append(fresh, 0, kKept - text_.size());
@@ -76,8 +85,7 @@ class StarterMessages {
 
  private:
   static constexpr std::size_t kKept = 64 << 10;  // srun says why it refused in its first lines
-  std::filesystem::path path_;
-  std::ifstream file_;
+  FileTail tail_;
   std::string text_;
 };
 

@@ -60,8 +60,11 @@ def committed_steps(directory):
 def uncommitted_steps(directory):
     """Steps that have files in `directory` but no manifest (a save cut off before its commit,
     or the whole-state files of a trn_trainer from before manifests), newest first."""
-    committed = set(committed_steps(directory))
-    return sorted(set(_steps(directory, _ANY_FILE)) - committed, reverse=True)
+    if not directory or not os.path.isdir(directory):
+        return []
+    names = os.listdir(directory)  # one listing for both: a save may commit in between
+    committed = {step_of_manifest(name) for name in names}
+    return sorted({step_of_file(name) for name in names} - committed - {None}, reverse=True)
 
 
 def list_checkpoints(directory):
