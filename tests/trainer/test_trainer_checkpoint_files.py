@@ -1,10 +1,14 @@
 """Checkpoint files, shards and tiers: what is written where, what is kept, and which
 checkpoint a run resumes from when parts of them are missing or damaged."""
 
+import hashlib
+import io
 import json
 import re
 import os
+import resource
 import signal
+import zipfile
 
 import pytest
 import torch
@@ -272,3 +276,48 @@ def test_a_manifest_python_cannot_take_is_a_value_error(tmp_path, content, probl
     (tmp_path / "ckpt_4.json").write_bytes(content)
     with pytest.raises(ValueError, match=re.escape(problem)):
         files.read_manifest(str(tmp_path), 4)
+
+
+def _rewrite_shard(run, step, data):
+    """Shard `ckpt_<step>.pt` replaced by `data`, its manifest entry saying its true size and
+    checksum (as a writer's own bytes would): only the content can refuse it."""
+    (run / f"ckpt_{step}.pt").write_bytes(data)
+    manifest = json.loads((run / f"ckpt_{step}.json").read_text())
+    entry = manifest["shards"][0]
+    entry["bytes"], entry["sha256"] = len(data), hashlib.sha256(data).hexdigest()
+    (run / f"ckpt_{step}.json").write_text(json.dumps(manifest))
+
+
+def _archive_with_pickle(pickle_bytes):
+    buffer = io.BytesIO()
+    torch.save({"x": torch.zeros(1)}, buffer)
+    source, rewritten = zipfile.ZipFile(io.BytesIO(buffer.getvalue())), io.BytesIO()
+    with zipfile.ZipFile(rewritten, "w", zipfile.ZIP_STORED) as target:
+        for info in source.infolist():
+            data = pickle_bytes if info.filename.endswith("/data.pkl") else source.read(info)
+            target.writestr(info, data)
+    return rewritten.getvalue()
+
+
+@pytest.mark.parametrize("content, problem", [
+    # LONG_BINPUT 0x2274616d: CPython's unpickler would first allocate a memo of 578M slots
+    # (fuzz_checkpoint_manifest ran out of 2 GiB on it; the input is kept as a regression).
+    (lambda: _archive_with_pickle(b"\x80\x02}r" + b'mat"' + b"."), "puts into memo slot 578052461"),
+    (lambda: b'MMMMMMrmat": 2, "step":7', "is not a torch.save zip archive"),
+    (lambda: _archive_with_pickle(b"\x80\x02}\xff."), "its pickle is malformed"),
+])
+def test_a_shard_whose_bytes_would_claim_the_memory_is_skipped(tmp_path, content, problem):
+    resource_limit = resource.getrlimit(resource.RLIMIT_AS)
+    for step in (2, 3):
+        save(tmp_path, step, trainer_state(step))
+    _rewrite_shard(tmp_path, 3, content())
+    warnings = []
+    # 1 GiB more than now: the unchecked pickle would need over 4 GiB for its memo.
+    in_use = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    resource.setrlimit(resource.RLIMIT_AS, (in_use + (1 << 30), resource_limit[1]))
+    try:
+        state, step, _ = load_newest(Tiers(str(tmp_path), keep=0), warnings.append)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, resource_limit)
+    assert step == 2 and state["step"] == 2
+    assert problem in warnings[0] and "ckpt_3.pt" in warnings[0], warnings

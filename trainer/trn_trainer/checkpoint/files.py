@@ -16,6 +16,7 @@ import torch
 
 from ..errors import CheckpointError
 from ..outside_files import json_loads, plain_name, read_regular_file
+from . import torch_archive
 
 _MANIFEST = re.compile(r"^ckpt_(\d+)\.json$")
 # Every file of a step, temporary ones (a writer that was killed) included.
@@ -72,15 +73,6 @@ def list_checkpoints(directory):
     return [(s, os.path.join(directory, shard_name(s, 0))) for s in committed_steps(directory)]
 
 
-def torch_load(data):
-    # Our own files (they hold Python numbers that torch 1.13's weights_only loader rejects);
-    # torch >= 2.6 defaults to weights_only=True, so say it explicitly.
-    try:
-        return torch.load(data, map_location="cpu", weights_only=False)
-    except TypeError:  # torch without the weights_only argument
-        return torch.load(data, map_location="cpu")
-
-
 def read_manifest(directory, step):
     """The manifest of `step` in `directory`, None when there is none; ValueError when it does
     not describe the step's shards."""
@@ -133,7 +125,7 @@ def read_shard_bytes(directory, entry):
 
 def read_shard(directory, entry):
     """The loaded shard of manifest entry `entry` from `directory` (read_shard_bytes)."""
-    return torch_load(io.BytesIO(read_shard_bytes(directory, entry)))
+    return torch_archive.load(io.BytesIO(read_shard_bytes(directory, entry)), f"shard {entry['file']}")
 
 
 def write_bytes(directory, name, data):

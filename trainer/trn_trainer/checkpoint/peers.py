@@ -10,7 +10,7 @@ checkpoints, TorchFT's peer recovery."""
 import io
 import os
 
-from . import files
+from . import files, torch_archive
 from .shards import assemble
 
 
@@ -94,7 +94,7 @@ def restore_newer(group, directory, after):
             data = group.broadcast(data, holder)
             if isinstance(data, str):
                 return None
-            shares[entry["rank"]] = files.torch_load(io.BytesIO(data))
+            shares[entry["rank"]] = torch_archive.load(io.BytesIO(data), f"shard {entry['file']}")
             remote += entry["file"] not in here
         return files.check_loaded(assemble(shares.pop(0), shares)), step, remote, len(holders)
     return None

@@ -14,7 +14,7 @@ import dataclasses
 import os
 import re
 
-from ..checkpoint import files
+from ..checkpoint import files, torch_archive
 from ..checkpoint.restore import load_newest, load_step
 from ..checkpoint.tiers import Tiers
 from ..errors import CheckpointError, UsageError
@@ -35,7 +35,7 @@ class InitSource:
 
 def _load_file(path):
     try:
-        return files.torch_load(path)
+        return torch_archive.load(path, path)
     except Exception as e:  # noqa: BLE001 - pickle, zip or I/O: the file is not usable
         raise CheckpointError(f"--init-from {path}: cannot be read ({type(e).__name__}: {e}); give a "
                               "pretrain checkpoint or a PyTorch state dict of BERT weights") from None
