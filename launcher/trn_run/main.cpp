@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "batch_host_watch.hpp"
 #include "common/exit_codes.hpp"
 #include "common/version.hpp"
 #include "compile_phase.hpp"
@@ -53,7 +54,9 @@ int main(int argc, char** argv) {
     if (command == "node-facts") return node_facts_command(rest);
     if (command == "node-workers") return trn::launcher::node_workers_command(rest);
     if (command == "slurm-task") return trn::launcher::slurm_task_command(rest);
-    std::cerr << "usage: trn-launcher run|compile|node-facts|node-workers|slurm-task ... (use the "
+    if (command == "watch-batch-host") return trn::launcher::watch_batch_host_command(rest);
+    std::cerr << "usage: trn-launcher "
+                 "run|compile|node-facts|node-workers|slurm-task|watch-batch-host ... (use the "
                  "trn-run and "
                  "trn-compile commands)\n";
     return trn::launcher::kBadInput;

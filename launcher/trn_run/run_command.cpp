@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "batch_host_watch.hpp"
 #include "compile_phase.hpp"
 #include "health_gate.hpp"
 #include "in_job_recovery.hpp"
@@ -119,6 +120,11 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (options.plan_only)
     return print_plan_or_sweep(options, start, context.profile, context.nodes, context.run,
                                context.layout);
+  if (start.kind == StartKind::kSlurmJob && mode == Mode::kRun && context.nodes.job_nodes) {
+    std::vector<std::string> job_nodes;
+    for (const auto& node : context.nodes.nodes) job_nodes.push_back(node.node);
+    start_batch_host_watch(*start.allocation, job_nodes, context.run.plan, context.layout);
+  }
   if (start.kind == StartKind::kSlurmJob && options.health_check) {
     if (const auto ended = gate_job_health(start, context.nodes, context.profile, context.layout,
                                            context.run, context.phases))

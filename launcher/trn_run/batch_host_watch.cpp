@@ -1,0 +1,185 @@
+// The batch host's watcher (docs/recovery.md#batch-host): the judgement is core's
+// (trn/run/batch_host_watch.hpp); asking Slurm and acting on the answer is what is left here.
+#include "batch_host_watch.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "common/exit_codes.hpp"
+#include "job_outcome.hpp"
+#include "trn/common/error.hpp"
+#include "trn/common/node_name.hpp"
+#include "trn/common/process.hpp"
+#include "trn/run/batch_host_watch.hpp"
+
+namespace trn::launcher {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr auto kSlurmAnswer = std::chrono::seconds(10);
+
+// What `argv` printed, when it answered in time and succeeded; nullopt is no evidence.
+std::optional<std::string> ask_slurm(const std::vector<std::string>& argv) {
+  ProcessOptions options;
+  options.stdin_dev_null = true;
+  options.stderr_to = StderrTo::kDevNull;
+  options.timeout = kSlurmAnswer;
+  try {
+    auto answer = capture_process(argv, options);
+    if (answer.timed_out || answer.status != 0) return std::nullopt;
+    return std::move(answer.output);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+std::optional<std::vector<std::string>> expand_hostlist(const std::string& hostlist) {
+  const auto answer = ask_slurm({"scontrol", "show", "hostnames", hostlist});
+  if (!answer) return std::nullopt;
+  std::vector<std::string> hosts;
+  std::istringstream lines(*answer);
+  for (std::string host; std::getline(lines, host);) {
+    if (!host.empty()) hosts.push_back(host);
+  }
+  return hosts;
+}
+
+plan::RequeuePolicy requeue_policy(const std::string& text) {
+  for (const auto policy : {plan::RequeuePolicy::kNodeFailure, plan::RequeuePolicy::kAlways,
+                            plan::RequeuePolicy::kNever}) {
+    if (plan::to_string(policy) == text) return policy;
+  }
+  throw Error("watch-batch-host: --requeue " + text + " is not node-failure, always or never");
+}
+
+// The job lost its batch host: trn-run's own decision after a node failure, taken here.
+int end_job_without_its_batch_host(const plan::Plan& plan, const run::SlurmAllocation& job,
+                                   const std::string& batch_host) {
+  run::FailureDiagnosis lost;
+  lost.summary = "the batch host " + batch_host +
+                 ", where trn-run ran, left the job (a lost node): the batch script died with it";
+  lost.failed_node = batch_host;
+  std::cout << "trn-run (watching from " << this_node_name() << "): " << lost.summary << '\n';
+  const int status = requeue_or_fail(plan, job, lost);
+  if (status == kRequeued) return kSuccess;
+  // Without a requeue the job must still end: nothing runs its batch script any more.
+  std::cout << "trn-run: cancelling job " << job.job_id << " so that its other nodes are freed\n"
+            << std::flush;
+  return run_process({"scancel", std::to_string(job.job_id)}) == 0 ? kSuccess : kNodeFailure;
+}
+
+}  // namespace
+
+void start_batch_host_watch(const run::SlurmAllocation& allocation,
+                            const std::vector<std::string>& job_nodes, const plan::Plan& plan,
+                            const InstallLayout& layout) {
+  const auto batch_host = this_node_name();
+  std::string watcher;
+  for (const auto& node : job_nodes) {
+    if (node != batch_host) watcher = node;
+  }
+  if (watcher.empty()) return;  // one node: Slurm requeues or ends the job itself
+  const auto logs = plan.run_dir / "logs";
+  std::filesystem::create_directories(logs);
+  ProcessOptions options;
+  options.stdin_dev_null = true;
+  options.stderr_to = StderrTo::kDevNull;
+  try {
+    // --overlap: it shares the node with every later step and holds none of its CPUs.
+    start_process({"srun",
+                   "--overlap",
+                   "--quiet",
+                   "--nodes=1",
+                   "--ntasks=1",
+                   "--nodelist=" + watcher,
+                   "--job-name=trn-batch-host-watch",
+                   "--open-mode=append",
+                   "--output=/dev/null",
+                   (layout.bin_dir / "trn-launcher").string(),
+                   "watch-batch-host",
+                   "--job",
+                   std::to_string(allocation.job_id),
+                   "--batch-host",
+                   batch_host,
+                   "--requeue",
+                   std::string(plan::to_string(plan.requeue)),
+                   "--restart-count",
+                   std::to_string(allocation.restart_count),
+                   "--max-restarts",
+                   std::to_string(plan.max_restarts),
+                   "--run-dir",
+                   plan.run_dir.string()},
+                  options);
+  } catch (const Error& error) {
+    std::cerr << "trn-run: warning: cannot start the batch host's watcher on " << watcher << " ("
+              << error.what() << "): losing " << batch_host
+              << " would leave the job holding its nodes until its time limit\n";
+  }
+}
+
+int watch_batch_host_command(const std::vector<std::string>& args) {
+  po::options_description described("watch-batch-host options");
+  std::uint32_t job_id = 0;
+  std::string batch_host;
+  std::string policy;
+  unsigned restart_count = 0;
+  std::int64_t max_restarts = 0;
+  std::string run_dir;
+  unsigned interval_ms = 2000;
+  described.add_options()("job", po::value(&job_id)->required())(
+      "batch-host", po::value(&batch_host)->required())("requeue", po::value(&policy)->required())(
+      "restart-count", po::value(&restart_count)->required())("max-restarts",
+                                                              po::value(&max_restarts)->required())(
+      "run-dir", po::value(&run_dir)->required())("interval-ms", po::value(&interval_ms));
+  po::variables_map values;
+  try {
+    po::store(po::command_line_parser(args).options(described).run(), values);
+    po::notify(values);
+  } catch (const po::error& error) {
+    std::cerr << "trn-launcher watch-batch-host: " << error.what() << '\n';
+    return kBadInput;
+  }
+  // Its own log: srun, which would carry the task's output, ran on the batch host and is gone
+  // with it by the time there is anything to say.
+  const auto log = std::filesystem::path(run_dir) / "logs" / "batch_host_watch.log";
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0 || ::dup2(fd, STDOUT_FILENO) < 0 || ::dup2(fd, STDERR_FILENO) < 0) {
+    std::cerr << "trn-launcher watch-batch-host: cannot write " << log.string() << '\n';
+    return kBadInput;
+  }
+  ::close(fd);
+  std::cout << std::unitbuf;
+  plan::Plan plan;
+  plan.requeue = requeue_policy(policy);
+  plan.max_restarts = max_restarts;
+  plan.run_dir = run_dir;
+  run::SlurmAllocation job;
+  job.job_id = job_id;
+  job.restart_count = restart_count;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
+    const auto line = ask_slurm({"scontrol", "show", "job", "-o", std::to_string(job_id)});
+    const auto record = line ? run::parse_job_record(*line) : std::nullopt;
+    const auto held = record ? expand_hostlist(record->node_list) : std::nullopt;
+    if (!held) continue;  // no answer: ask again
+    switch (run::judge_batch_host(*record, batch_host, *held)) {
+      case run::BatchHostState::kHeld:
+        continue;
+      case run::BatchHostState::kJobOver:
+        return kSuccess;
+      case run::BatchHostState::kLost:
+        return end_job_without_its_batch_host(plan, job, batch_host);
+    }
+  }
+}
+
+}  // namespace trn::launcher

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The node of rank 0 lost (docs/recovery.md#fault-matrix): that node is also the job's batch host,
+# where trn-run itself runs, so trn-run dies with it. Under trn-run's --no-kill Slurm only
+# excises the node and keeps the job RUNNING, every other node idle until the time limit; the
+# batch host's watcher on another node (docs/recovery.md#batch-host) sees the job lose its
+# batch host and requeues it. The requeued job runs on the nodes left; its trainer resumes
+# from the newest committed checkpoint of the same run directory (same job id) and ends at the
+# uninterrupted run's loss.
+source "$(dirname "$0")/../lib.sh"
+make_scratch
+args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=4)
+
+job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
+run="$scratch/runs/bert_tiny-$job"
+out="$scratch/trn-run-$job.out"
+job_field() { slurm scontrol show job -o "$job" | grep -o " $1=[^ ]*" | cut -d= -f2; }
+wait_until 300 "checkpoint $run/ckpt_4 committed" test -f "$run/ckpt_4.json"
+batch_host=$(job_field BatchHost)
+rank0_node=$(json_field "$run/watch/attempt-0/rank0.beat" "d['node']")
+expect_eq "$rank0_node" "$batch_host" "node of rank 0"
+kill_node_until_exit "$batch_host"
+killed_at=$SECONDS
+echo "lost $batch_host (batch host, rank 0) after checkpoint $(newest_checkpoint "$run")"
+
+until [[ $(job_field Restarts) -ge 1 ]]; do
+  ((SECONDS - killed_at < 120)) || fail "job $job was not requeued ($(job_field JobState), nodes $(job_field NodeList))"
+  sleep 1
+done
+echo "requeued $((SECONDS - killed_at)) s after the loss; $batch_host is $(slurm sinfo -h -n "$batch_host" -o %T)"
+grep -q "requeueing job $job" "$run/logs/batch_host_watch.log" ||
+  fail "the watcher did not requeue the job: $(cat "$run/logs/batch_host_watch.log")"
+# Slurm holds a requeued job for about two minutes (Reason=BeginTime); release it at once.
+held_or_running() { [[ $(job_field Reason) == BeginTime || $(job_field JobState) == RUNNING ]]; }
+wait_until 60 "requeued job $job held or running" held_or_running
+[[ $(job_field Reason) == BeginTime ]] && slurm scontrol update JobId="$job" StartTime=now
+wait_job "$job" >/dev/null || { cat "$out"; fail "the requeued job failed"; }
+slurm scontrol show hostnames "$(job_field NodeList)" | grep -qx "$batch_host" &&
+  fail "the requeued job ran on the lost node $batch_host"
+
+# The trainer of the requeued job says what it loaded, and trains the step after it next.
+resumed=$(grep -oE "^resumed from [^ ]*/bert_tiny-$job/ckpt_[0-9]+\.pt" "$out" | tail -n 1) ||
+  { cat "$out"; fail "the trainer did not say it resumed from a checkpoint of $run"; }
+ckpt_step=${resumed##*/ckpt_}
+ckpt_step=${ckpt_step%.pt}
+((ckpt_step >= 4)) || fail "resumed from step $ckpt_step, before the step-4 checkpoint the job had written"
+first_step=$(awk -v line="$resumed" 'after && /^step [0-9]+\// { split($2, n, "/"); print n[1]; exit }
+                                     index($0, line) == 1 { after = 1 }' "$out")
+expect_eq "$first_step" "$((ckpt_step + 1))" "first step after resuming from ckpt_$ckpt_step.pt"
+expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after losing the batch host vs uninterrupted"
+echo "ok: batch host lost, its watcher requeued job $job, resumed from step $ckpt_step to final loss $(final_loss "$run")"
