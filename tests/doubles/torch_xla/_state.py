@@ -2,8 +2,9 @@
 
 Which tensors live on the "device": what `Tensor.to(<device>)` returns (the trainer moves its
 model and batches there), what a factory makes with `device=` given (torch.distributed's own
-bookkeeping aside), and every result of an operation on one of those. `Tensor.cpu()` gives a
-host copy. Reading a device tensor on the host (`item`, `tolist`, `cpu`, `float`, ...) while
+bookkeeping aside), and every result of an operation on one of those. `Tensor.cpu()`,
+`host_tensor.copy_(device_tensor)` and anything made or moved with the string "cpu" are host
+copies. Reading a device tensor on the host (`item`, `tolist`, `cpu`, `float`, ...) while
 operations are pending since the last cut is a mid-graph sync: on a real XLA device it compiles
 and runs the partial graph. Host tensors (torch's optimizers keep their step counts there) are
 read freely, as on a real device.
@@ -49,6 +50,12 @@ def _from_distributed():
     while frame is not None and frame.f_globals.get("__name__", "").startswith("torch.overrides"):
         frame = frame.f_back
     return frame is not None and frame.f_globals.get("__name__", "").startswith("torch.distributed")
+
+
+def _names_host(device):
+    """The string "cpu": code names the host so on a real XLA system too (the double's own device
+    is a torch.device, as torch_xla.device() returns one)."""
+    return isinstance(device, str) and device.split(":")[0] == "cpu"
 
 
 def _mark(obj):
@@ -116,15 +123,19 @@ class _Watch(torch.overrides.TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         device_input = _on_device(args) or _on_device(kwargs)
-        if func in _HOST_READS and device_input:
+        targets = [kwargs.get("device")] + (list(args[1:]) if func is torch.Tensor.to else [])
+        # device="cpu", .to("cpu") and host_buffer.copy_(t) make host tensors, whatever the
+        # double's device is; from a device tensor they read it, as .cpu() does.
+        to_host = any(_names_host(t) for t in targets) or \
+            (func is torch.Tensor.copy_ and not _on_device(args[0]))
+        if (func in _HOST_READS or to_host) and device_input:
             STATE.host_read()
         result = func(*args, **kwargs)
-        if func is torch.Tensor.cpu:
+        if func is torch.Tensor.cpu or to_host:
             return result  # a host copy
         if _from_distributed():
             return result  # torch.distributed's own host bookkeeping (gloo groups)
-        moved = func is torch.Tensor.to and any(
-            isinstance(a, (torch.device, str)) for a in list(args[1:]) + [kwargs.get("device")])
+        moved = func is torch.Tensor.to and any(isinstance(t, (torch.device, str)) for t in targets)
         if device_input or moved or kwargs.get("device") is not None:
             _mark(result)
             # Aliases, attributes and shapes of device tensors compute nothing.
