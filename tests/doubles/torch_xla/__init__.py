@@ -1,8 +1,12 @@
-"""torch_xla - TEST DOUBLE of torch-xla 2.9 (the subset trn_trainer's XLA path calls), for
-trn-slurm's tests only: tests put tests/doubles first on PYTHONPATH, product code never fakes it.
+"""torch_xla - TEST DOUBLE of torch-xla 2.9 (https://github.com/pytorch/xla/tree/v2.9.0, the
+subset trn_trainer's XLA path calls), for trn-slurm's tests only: tests put tests/doubles first
+on PYTHONPATH, product code never fakes it.
 
-Tensors stay on the CPU and collectives run on gloo, so the trainer's XLA path runs here as it
-would on Trainium, while the double counts what matters for the real compiler
+Tensors stay on the CPU and collectives are carried by gloo, so the trainer's XLA path runs here
+as it would on Trainium. Collectives follow torch-xla's rules (docs/hardware.md#torch-xla-groups):
+replica groups checked as XLA checks them and reduced within the caller's group only, the "xla"
+process groups and their meshes as torch_xla.distributed.xla_backend makes them, a barrier on
+them doing nothing. The double also counts what matters for the real compiler
 (docs/hardware.md#torch-xla): graph cuts (mark_step), all-reduce calls, and host syncs that read
 a tensor while the graph being traced has pending operations (each forces a partial graph to
 compile and run). With TORCH_XLA_DOUBLE_STATS=DIR each process writes DIR/<ordinal>.json at exit.

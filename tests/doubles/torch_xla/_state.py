@@ -72,7 +72,7 @@ class _State:
         self.graphs = 0
         self.all_reduce_calls = 0
         self.mid_graph_syncs = 0
-        self.events = []  # "cut", "all_reduce", "sync" in order
+        self.events = []  # "cut", "all_reduce", "all_gather", "sync", "closures" in order
         self.sync_sites = collections.Counter()  # "file:function" of the code that read
         self.pending = False  # device operations traced since the last cut
         self.in_closure = False
@@ -90,6 +90,11 @@ class _State:
                 site = f"{os.path.basename(frame.filename)}:{frame.name}"
                 break
         self.sync_sites[site] += 1
+
+    def collective(self, kind):
+        """A collective traced into the graph (kind: "all_reduce", "all_gather")."""
+        self.events.append(kind)
+        self.pending = True
 
     def cut(self):
         self.cuts += 1

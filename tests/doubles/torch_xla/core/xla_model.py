@@ -1,13 +1,32 @@
-"""torch_xla.core.xla_model, the torch-xla 2.9 subset trn_trainer uses (TEST DOUBLE)."""
+"""torch_xla.core.xla_model, the torch-xla 2.9 subset trn_trainer uses (TEST DOUBLE of
+https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/core/xla_model.py).
+
+Collectives keep the real signatures and rules: `groups` is a list of replica groups, checked as
+XLA checks them (../_replica_groups.py), and a collective reduces or gathers only within the
+caller's group (carried by gloo, ../_gloo_carrier.py). all_reduce is a no-op in a world of one;
+all_gather with pin_layout (the default) is an all-reduce of zero-padded copies;
+collective_broadcast zeroes every replica but the root and all-reduces; rendezvous is device
+collectives between graph cuts, not a host barrier. docs/hardware.md#torch-xla-groups.
+"""
 
 import os
 
 import torch
 import torch.distributed as dist
+import torch.nn.functional as F
 
+from .. import _gloo_carrier, _replica_groups, runtime
 from .._state import STATE
 
 REDUCE_SUM = "sum"
+REDUCE_MUL = "mul"
+REDUCE_AND = "and"
+REDUCE_OR = "or"
+REDUCE_MIN = "min"
+REDUCE_MAX = "max"
+_CARRIED_OPS = {REDUCE_SUM: dist.ReduceOp.SUM, REDUCE_MUL: dist.ReduceOp.PRODUCT,
+                REDUCE_AND: dist.ReduceOp.BAND, REDUCE_OR: dist.ReduceOp.BOR,
+                REDUCE_MIN: dist.ReduceOp.MIN, REDUCE_MAX: dist.ReduceOp.MAX}
 _rng_seed = 0
 
 
@@ -31,26 +50,106 @@ def wait_device_ops(devices=()):
     pass
 
 
+def _my_group(kind, groups, uniform):
+    """The caller's replica group of `groups` (parsed), after XLA's verifier's checks."""
+    world = runtime.world_size()
+    _replica_groups.verify(kind, groups, world, uniform)
+    return _replica_groups.group_of(groups, runtime.global_ordinal(), world)
+
+
 def all_reduce(reduce_type, inputs, scale=1.0, groups=None, pin_layout=True):
-    """A list is reduced in place (one call, one collective per tensor underneath); a tensor
-    gives a new one."""
-    if reduce_type != REDUCE_SUM:
-        raise NotImplementedError(f"double: reduce_type {reduce_type!r}")
+    """A list is reduced in place; a tensor gives a new one. Each replica sums (etc.) only with
+    the members of its own group."""
+    groups = groups or []
+    if runtime.world_size() == 1:  # the real one adds no collective to the graph either
+        return inputs.clone() if isinstance(inputs, torch.Tensor) else inputs
+    groups = _replica_groups.parse(groups)  # the binding's types, then the op when traced,
+    if reduce_type not in _CARRIED_OPS:
+        raise RuntimeError(f"Unknown AllReduce type: {reduce_type}")
+    group = _my_group("all-reduce", groups, uniform=False)  # then the groups when compiled
+    STATE.collective("all_reduce")
     STATE.all_reduce_calls += 1
-    STATE.events.append("all_reduce")
     tensors = inputs if isinstance(inputs, list) else [inputs.clone()]
     for t in tensors:
-        if dist.is_initialized():
-            dist.all_reduce(t)
+        _gloo_carrier.all_reduce(t, _CARRIED_OPS[reduce_type], group, runtime.global_ordinal(),
+                                 runtime.world_size())
         if scale != 1.0:
             t.mul_(scale)
     return inputs if isinstance(inputs, list) else tensors[0]
 
 
+def _all_gather_by_all_reduce(value, dim, groups):
+    """Each replica's value placed at its slot of a zero tensor, summed over the group. The
+    slot comes from `groups` when given (so an empty list finds no slot: KeyError, as in the
+    real one), else from the world."""
+    if dim < 0:
+        dim += value.dim()
+    ordinal = runtime.global_ordinal()
+    if groups is None:
+        slot, slots = ordinal, runtime.world_size()
+    else:
+        places = {replica: (i, len(g)) for g in groups for i, replica in enumerate(g)}
+        slot, slots = places[ordinal]
+    size = value.size(dim)
+    padding = [0] * (2 * value.dim())
+    last = 2 * (value.dim() - 1 - dim)  # F.pad lists the last dimension first
+    padding[last], padding[last + 1] = slot * size, (slots - 1 - slot) * size
+    return all_reduce(REDUCE_SUM, F.pad(value, padding), groups=groups)
+
+
+def all_gather(value, dim=0, groups=None, output=None, pin_layout=True, channel_id=None,
+               use_global_device_ids=None):
+    """The group's values concatenated along `dim`, in the group's order."""
+    if pin_layout and output is None and isinstance(value, torch.Tensor):
+        return _all_gather_by_all_reduce(value, dim, groups)
+    if not isinstance(value, torch.Tensor) or output is not None:
+        raise NotImplementedError("torch_xla TEST DOUBLE: all_gather of a list or into `output` is not "
+                                  "modelled (trn_trainer does not call it)")
+    if dim < 0:
+        dim += value.dim()
+    if groups:
+        assert all(len(g) == len(groups[0]) for g in groups), \
+            "Replica groups must have the same number of replicas/shards."
+    group = _my_group("all-gather", _replica_groups.parse(groups), uniform=True)
+    STATE.collective("all_gather")
+    parts = _gloo_carrier.all_gather(value, group, runtime.global_ordinal(), runtime.world_size())
+    return torch.cat(parts, dim=dim)
+
+
+def collective_broadcast(tensors, root_ordinal=0, groups=None, pin_layout=True):
+    """In place: every replica but `root_ordinal` zeroes its tensors (by a multiply, so every
+    replica runs the same graph), then each group sums."""
+    with torch.no_grad():
+        for t in tensors:
+            t.mul_(torch.tensor(1 if runtime.global_ordinal() == root_ordinal else 0, dtype=t.dtype))
+    all_reduce(REDUCE_SUM, tensors, groups=groups, pin_layout=pin_layout)
+
+
+def xla_rendezvous(payload=b"", ordinals=None, tag=None):
+    """Every replica's payload, exchanged by two gathers on the device between graph cuts."""
+    if ordinals and len(ordinals) != runtime.global_device_count():
+        raise ValueError("Only global rendezvous is supported")
+    if not isinstance(payload, bytes):
+        raise TypeError(f"`payload` must be bytes, not {type(payload)}")
+    mark_step()
+    device = xla_device()
+    data = torch.tensor(list(payload), dtype=torch.uint8)
+    size = torch.tensor([data.shape[0]], dtype=torch.int, device=device)
+    sizes = all_gather(size)
+    longest = torch.max(sizes)
+    mark_step()
+    lengths, longest = sizes.cpu().tolist(), int(longest.item())  # read after the graph ran
+    if longest < 1:
+        return [b"" for _ in lengths]
+    padded = F.pad(data, (0, longest - data.shape[0])).to(device)
+    parts = torch.split(all_gather(padded), longest)
+    payloads = [part[:n] for part, n in zip(parts, lengths)]
+    mark_step()
+    return [bytes(p.cpu().tolist()) for p in payloads]
+
+
 def rendezvous(tag, payload=b"", replicas=()):
-    if dist.is_initialized():
-        dist.barrier()
-    return [payload]
+    return xla_rendezvous(payload, list(replicas) or None, tag=tag)
 
 
 def set_rng_state(seed, device=None):

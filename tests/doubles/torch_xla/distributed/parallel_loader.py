@@ -1,4 +1,5 @@
-"""torch_xla.distributed.parallel_loader.MpDeviceLoader (TEST DOUBLE): hands out the wrapped
+"""torch_xla.distributed.parallel_loader.MpDeviceLoader (TEST DOUBLE of
+https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/distributed/parallel_loader.py): hands out the wrapped
 loader's batches on the device, and - like the real one - cuts the graph (xm.mark_step) each
 time the next batch is asked for, the call that ends the iteration included. The real one
 uploads in background threads; here the upload is a plain move."""
