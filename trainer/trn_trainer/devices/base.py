@@ -62,6 +62,11 @@ class Device:
             offset += n
         return flat[offset:].to(scalars.dtype)
 
+    def group_options(self, mesh):
+        """new_group's pg_options for one group of `mesh` (every group of its kind, as lists of
+        global ranks); None: the backend needs none."""
+        return None
+
     def barrier(self):
         if self.env.distributed and dist.is_initialized():
             dist.barrier()

@@ -116,6 +116,12 @@ class XlaDevice(Device):
             self.xm.all_reduce(self.xm.REDUCE_SUM, bucket)
         return scalars
 
+    def group_options(self, mesh):
+        # torch-xla gives new_group(ranks) alone a mesh of that one group, which XLA refuses in a
+        # larger world; with the whole mesh every rank compiles the same collectives
+        # (docs/hardware.md#torch-xla-groups), as neuronx-distributed's parallel_state passes it.
+        return {"xla_pg_options": {"mesh": mesh}}
+
     def barrier(self):
         if self.env.distributed:
             self.xm.rendezvous("trn_trainer_barrier")

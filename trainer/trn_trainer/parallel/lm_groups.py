@@ -3,7 +3,8 @@
 A tensor-parallel group is `tp` consecutive ranks. trn-run and spank_trn number ranks node by
 node, on consecutive NeuronCores, so such a group sits on one node whenever tp divides the
 workers per node, which the plan checks. A data-parallel group is the ranks at the same place
-in every tensor-parallel group.
+in every tensor-parallel group. Each group's options name its whole mesh (every group of its
+kind): torch-xla makes the group's collectives from it (docs/hardware.md#torch-xla-groups).
 """
 
 import dataclasses
@@ -22,22 +23,29 @@ class LmGroups:
     dp_group: object = None
 
 
-def lm_groups(rank, world_size, tp_size):
-    """Every rank makes every group, in the same order (torch.distributed.new_group's rule)."""
+def _group_of(rank, mesh, group_options):
+    """Every group of `mesh` made, in order (torch.distributed.new_group's rule: every rank makes
+    every group); the one that holds `rank`."""
+    mine = None
+    for ranks in mesh:
+        group = dist.new_group(ranks, pg_options=group_options(mesh))
+        if rank in ranks:
+            mine = group
+    return mine
+
+
+def lm_groups(rank, world_size, tp_size, group_options=lambda mesh: None):
+    """group_options(mesh): new_group's pg_options for a group of `mesh` (Device.group_options;
+    torch-xla needs the whole mesh)."""
     if tp_size < 1 or world_size % tp_size:
         raise UsageError(f"--tensor-parallel {tp_size} does not divide the world of {world_size} "
                          "processes: choose a degree that divides it")
     dp_size = world_size // tp_size
     if world_size == 1:
         return LmGroups(TensorParallel())
-    tp_group = dp_group = None
-    for first in range(0, world_size, tp_size):
-        group = dist.new_group(list(range(first, first + tp_size)))
-        if first <= rank < first + tp_size:
-            tp_group = group
-    for place in range(tp_size):
-        group = dist.new_group(list(range(place, world_size, tp_size)))
-        if rank % tp_size == place:
-            dp_group = group
+    tp_mesh = [list(range(first, first + tp_size)) for first in range(0, world_size, tp_size)]
+    dp_mesh = [list(range(place, world_size, tp_size)) for place in range(tp_size)]
+    tp_group = _group_of(rank, tp_mesh, group_options)
+    dp_group = _group_of(rank, dp_mesh, group_options)
     tp = TensorParallel(tp_size, rank % tp_size, tp_group) if tp_size > 1 else TensorParallel()
     return LmGroups(tp, dp_size, rank // tp_size, dp_group)

@@ -77,7 +77,7 @@ def _train(args, env, heartbeat):
     device = select_device(args.device, args.dtype, env)
     device.init_process_group()
     ranks = coordination(env, snapshots=False)
-    groups = lm_groups(env.rank, env.world_size, args.tensor_parallel)
+    groups = lm_groups(env.rank, env.world_size, args.tensor_parallel, device.group_options)
     device.manual_seed(args.seed)
     main = env.rank == 0
 
