@@ -4,10 +4,9 @@
 
 namespace trn {
 
-std::chrono::milliseconds time_left(SteadyClock::time_point deadline) {
+std::chrono::milliseconds time_left(SteadyClock::time_point deadline, const TimeSource& now) {
   if (deadline == SteadyClock::time_point::max()) return std::chrono::milliseconds::max();
-  const auto left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now());
   return std::max(left, std::chrono::milliseconds(0));
 }
 

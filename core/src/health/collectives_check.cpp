@@ -23,7 +23,7 @@ CheckResult run(const CollectivesOptions& options) {
     return {kCollectivesCheckName, CheckStatus::kSkipped,
             "nccom-test not installed (aws-neuronx-tools): the NeuronCores' collectives not run"};
   }
-  const auto left = time_left(options.deadline);
+  const auto left = time_left(options.deadline, options.now);
   if (left < kLeastTime) {
     return {kCollectivesCheckName, CheckStatus::kWarning,
             "nccom-test not run: the node check's 10 s budget is spent"};
@@ -31,11 +31,12 @@ CheckResult run(const CollectivesOptions& options) {
   ProcessOptions process;
   process.stdin_dev_null = true;
   process.stderr_to = StderrTo::kOutput;
-  process.timeout = left;
+  // No budget (deadline max()): no timeout, where capture_process's deadline would overflow.
+  if (left != std::chrono::milliseconds::max()) process.timeout = left;
   process.own_process_group = true;  // its neuron-bench processes go with it
   CapturedProcess ran;
   try {
-    ran = capture_process(nccom_test_command(*options.nccom_test, options.ranks), process);
+    ran = options.run_tool(nccom_test_command(*options.nccom_test, options.ranks), process);
   } catch (const Error& error) {
     return {kCollectivesCheckName, CheckStatus::kWarning, error.what()};
   }
@@ -71,9 +72,9 @@ std::vector<std::string> nccom_test_command(const std::filesystem::path& nccom_t
 }
 
 CheckResult check_collectives(const CollectivesOptions& options) {
-  const auto start = SteadyClock::now();
+  const auto start = options.now();
   CheckResult result = run(options);
-  result.seconds = std::chrono::duration<double>(SteadyClock::now() - start).count();
+  result.seconds = std::chrono::duration<double>(options.now() - start).count();
   return result;
 }
 

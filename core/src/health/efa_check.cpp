@@ -44,7 +44,8 @@ CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected)
   std::string evidence = want + " EFA devices";
   if (!options.fabric) return {kEfaCheckName, CheckStatus::kOk, evidence + "; libfabric not asked"};
   // fi_getinfo cannot be interrupted: a provider that hangs is left behind at the deadline.
-  const auto asked = call_before<FabricProviders>(options.deadline, options.fabric);
+  const auto asked =
+      call_within<FabricProviders>(time_left(options.deadline, options.now), options.fabric);
   if (!asked) {
     return {kEfaCheckName, CheckStatus::kWarning,
             evidence + "; libfabric's fi_getinfo did not answer within the node check's 10 s"};

@@ -31,13 +31,13 @@ std::optional<CheckResult> compare_with_neuron_ls(const NodeCheckOptions& option
                                                   const Expected& expected, std::string& evidence) {
   std::optional<topology::NeuronLsOutput> output = options.neuron_ls;
   if (!output && options.neuron_ls_program) {
-    const auto limit = std::min(kNeuronLsLimit, time_left(options.deadline));
+    const auto limit = std::min(kNeuronLsLimit, time_left(options.deadline, options.now));
     if (limit.count() <= 0) {
       return CheckResult{kNeuronLsComparisonName, CheckStatus::kWarning,
                          evidence + "; neuron-ls not run: the node check's 10 s budget is spent"};
     }
     try {
-      output = topology::run_neuron_ls(*options.neuron_ls_program, limit);
+      output = topology::run_neuron_ls(*options.neuron_ls_program, limit, options.run_tool);
     } catch (const Error& error) {  // too slow, or failed: the check could not run
       return CheckResult{kNeuronLsComparisonName, CheckStatus::kWarning,
                          evidence + "; " + error.what()};

@@ -10,7 +10,8 @@
 namespace trn::topology {
 
 std::optional<NeuronLsOutput> run_neuron_ls(const std::filesystem::path& executable,
-                                            std::chrono::milliseconds timeout) {
+                                            std::chrono::milliseconds timeout,
+                                            const ProcessRunner& run) {
   const std::string origin = executable.string() + " -j";
   if (::access(executable.c_str(), X_OK) != 0) {
     if (errno == ENOENT) return std::nullopt;
@@ -23,7 +24,7 @@ std::optional<NeuronLsOutput> run_neuron_ls(const std::filesystem::path& executa
   options.timeout = timeout;
   // Inside slurmstepd, which may reap our child first: the output is then judged by parsing.
   options.host_may_reap = true;
-  const auto ran = capture_process({executable.string(), "-j"}, options);
+  const auto ran = run({executable.string(), "-j"}, options);
   if (ran.timed_out) {
     throw Error(origin + " did not finish within " + std::to_string(timeout.count()) +
                 " ms: check the Neuron driver (dmesg), or pass a recorded neuron-ls output");

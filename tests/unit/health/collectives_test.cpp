@@ -1,9 +1,12 @@
-// The collectives check: nccom-test's documented output judged, and the check run on the
-// tests/doubles/nccom-test double (success, failure, a run slower than the budget).
+// The collectives check: nccom-test's documented output judged, the check run on the
+// tests/doubles/nccom-test double (success, failure), and its share of the node's budget.
 #include "trn/health/collectives.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+
+#include "manual_clock.hpp"
+#include "tool_stand_in.hpp"
 
 namespace trn::health {
 namespace {
@@ -58,43 +61,98 @@ TEST(Collectives, OutputItCannotJudgeIsAWarningNeverADrain) {
   EXPECT_EQ(judge_nccom_test("", 0, 2).status, CheckStatus::kWarning);
 }
 
-CollectivesOptions with_double(std::chrono::milliseconds budget) {
+// The double with no budget: nothing here depends on how fast this machine runs it.
+CollectivesOptions with_double() {
   CollectivesOptions options;
   options.nccom_test = kDouble;
   options.ranks = 2;
-  options.deadline = SteadyClock::now() + budget;
   return options;
 }
 
 TEST(Collectives, RunsNccomTestAndJudgesItsOutput) {
   ::setenv("SLURMD_NODENAME", "n1", 1);
-  const auto ok = check_collectives(with_double(10s));
+  const auto ok = check_collectives(with_double());
   EXPECT_EQ(ok.status, CheckStatus::kOk) << ok.evidence;
   ::setenv("TRN_DOUBLE_NCCOM_FAIL_NODES", "n0,n1", 1);
-  const auto failed = check_collectives(with_double(10s));
+  const auto failed = check_collectives(with_double());
   EXPECT_EQ(failed.status, CheckStatus::kFailed) << failed.evidence;
   EXPECT_NE(failed.evidence.find("Failure running neuron-bench"), std::string::npos);
   ::unsetenv("TRN_DOUBLE_NCCOM_FAIL_NODES");
 }
 
-TEST(Collectives, ARunSlowerThanTheBudgetIsAWarningAtTheDeadline) {
-  ::setenv("TRN_DOUBLE_DELAY_S", "30", 1);
-  const auto start = SteadyClock::now();
-  const auto slow = check_collectives(with_double(1500ms));
-  EXPECT_LT(SteadyClock::now() - start, 3s);
+// The budget's decisions, on a clock the test moves and a stand-in for nccom-test: no test
+// waits out a budget or asserts wall-clock time.
+class CollectivesBudget : public ::testing::Test {
+ protected:
+  CollectivesOptions with_left(std::chrono::milliseconds left) {
+    auto options = with_double();
+    options.now = clock.source();
+    options.deadline = clock.in(left);
+    options.run_tool = nccom_test.runner();
+    return options;
+  }
+
+  test::ManualClock clock;
+  test::ToolStandIn nccom_test{clock};
+};
+
+TEST_F(CollectivesBudget, NccomTestIsGivenWhatIsLeftOfTheBudgetAsItsTimeout) {
+  nccom_test.answers(kDocumentedSuccess, 0, 2500ms);
+  const auto ok = check_collectives(with_left(4321ms));
+  EXPECT_EQ(ok.status, CheckStatus::kOk) << ok.evidence;
+  ASSERT_EQ(nccom_test.runs().size(), 1u);
+  EXPECT_EQ(nccom_test.runs()[0].argv, nccom_test_command(kDouble, 2));
+  EXPECT_EQ(nccom_test.runs()[0].timeout, 4321ms);
+  EXPECT_DOUBLE_EQ(ok.seconds, 2.5);  // by the budget's clock
+}
+
+TEST_F(CollectivesBudget, NccomTestIsNotStartedWithLessThanASecondLeft) {
+  nccom_test.answers(kDocumentedSuccess);
+  for (const auto left : {999ms, 0ms, -5000ms}) {
+    const auto spent = check_collectives(with_left(left));
+    EXPECT_EQ(spent.status, CheckStatus::kWarning) << left.count() << " ms: " << spent.evidence;
+    EXPECT_NE(spent.evidence.find("budget is spent"), std::string::npos) << spent.evidence;
+  }
+  EXPECT_TRUE(nccom_test.runs().empty());
+  // A whole second is still worth a try.
+  EXPECT_EQ(check_collectives(with_left(1000ms)).status, CheckStatus::kOk);
+  ASSERT_EQ(nccom_test.runs().size(), 1u);
+  EXPECT_EQ(nccom_test.runs()[0].timeout, 1000ms);
+}
+
+TEST_F(CollectivesBudget, ANccomTestThatOverrunsIsAWarningNamingTheBudget) {
+  nccom_test.hangs();
+  const auto options = with_left(4321ms);
+  const auto slow = check_collectives(options);
   EXPECT_EQ(slow.status, CheckStatus::kWarning) << slow.evidence;
-  EXPECT_NE(slow.evidence.find("did not finish within"), std::string::npos);
-  const auto spent = check_collectives(with_double(200ms));
-  EXPECT_EQ(spent.status, CheckStatus::kWarning);
-  EXPECT_NE(spent.evidence.find("budget is spent"), std::string::npos);
+  EXPECT_NE(slow.evidence.find(
+                "nccom-test did not finish within 4321 ms, what was left of the node check's 10 s"),
+            std::string::npos)
+      << slow.evidence;
+  EXPECT_EQ(clock.now(), options.deadline);  // killed at the deadline, not later
+}
+
+// The one real run of a hanging tool: capture_process really kills it (and its process group)
+// at the timeout the budget gave, 1 s exactly (the test's clock says so). Bounded generously:
+// the double would sleep 10 minutes.
+TEST_F(CollectivesBudget, AHangingNccomTestIsReallyKilledAtItsTimeout) {
+  ::setenv("TRN_DOUBLE_DELAY_S", "600", 1);
+  auto options = with_left(1000ms);
+  options.run_tool = capture_process;
+  const auto started = SteadyClock::now();
+  const auto slow = check_collectives(options);
+  EXPECT_LT(SteadyClock::now() - started, 20s);
+  EXPECT_EQ(slow.status, CheckStatus::kWarning) << slow.evidence;
+  EXPECT_NE(slow.evidence.find("did not finish within 1000 ms"), std::string::npos)
+      << slow.evidence;
   ::unsetenv("TRN_DOUBLE_DELAY_S");
 }
 
 TEST(Collectives, NothingToRunIsSkipped) {
-  auto no_devices = with_double(10s);
+  auto no_devices = with_double();
   no_devices.ranks = 0;
   EXPECT_EQ(check_collectives(no_devices).status, CheckStatus::kSkipped);
-  auto not_installed = with_double(10s);
+  auto not_installed = with_double();
   not_installed.nccom_test.reset();
   const auto note = check_collectives(not_installed);
   EXPECT_EQ(note.status, CheckStatus::kSkipped);

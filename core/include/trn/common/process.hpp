@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -51,5 +52,10 @@ struct CapturedProcess {
 };
 CapturedProcess capture_process(const std::vector<std::string>& argv,
                                 const ProcessOptions& options = {});
+
+// How a caller with a time budget runs its tools: capture_process, or a test's stand-in that
+// sees the options (the timeout) each run was given and answers as the tool would, in no time.
+using ProcessRunner =
+    std::function<CapturedProcess(const std::vector<std::string>&, const ProcessOptions&)>;
 
 }  // namespace trn

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "trn/common/deadline.hpp"
+#include "trn/common/process.hpp"
 #include "trn/health/check_result.hpp"
 
 namespace trn::health {
@@ -16,6 +17,10 @@ struct CollectivesOptions {
   std::optional<std::filesystem::path> nccom_test;  // nullopt: not installed
   unsigned ranks = 0;  // the node's logical NeuronCores; 0: no Neuron devices to test
   SteadyClock::time_point deadline = SteadyClock::time_point::max();  // the node's budget
+  // What reads the time and what runs nccom-test with what is left of the budget as its
+  // timeout: a test's own clock and stand-in decide the budget without waiting it out.
+  TimeSource now = SteadyClock::now;
+  ProcessRunner run_tool = capture_process;
 };
 
 // Bytes each all-reduce moves: small, so that the run fits the node's budget.

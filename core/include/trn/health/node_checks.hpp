@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "trn/common/deadline.hpp"
+#include "trn/common/process.hpp"
 #include "trn/health/baseline.hpp"
 #include "trn/health/check_result.hpp"
 #include "trn/topology/neuron_ls.hpp"
@@ -38,6 +39,11 @@ struct NodeCheckOptions {
   std::optional<std::filesystem::path> neuron_ls_program;
   // The end of the node's budget (kNodeCheckBudget from the start); max(): no budget.
   SteadyClock::time_point deadline = SteadyClock::time_point::max();
+  // What reads the time and what runs the tools (neuron-ls), each tool with what is left of the
+  // budget as its timeout. A test gives a clock it moves itself and a stand-in for the tool, so
+  // the budget's decisions are tested without waiting it out (tests/unit/health/).
+  TimeSource now = SteadyClock::now;
+  ProcessRunner run_tool = capture_process;
   // Asks libfabric, only where EFA is expected (loading it costs 0.2 s on some builds); empty:
   // not asked (a recorded tree: this machine's libfabric says nothing about it).
   std::function<FabricProviders()> fabric;

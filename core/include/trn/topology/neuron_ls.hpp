@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "trn/common/process.hpp"
 #include "trn/topology/pci_address.hpp"
 
 namespace trn::topology {
@@ -32,10 +33,12 @@ std::vector<NeuronLsDevice> parse_neuron_ls(const NeuronLsOutput& output);
 // Reads a recorded output file.
 NeuronLsOutput read_neuron_ls_file(const std::filesystem::path& file);
 
-// Runs `<executable> -j` and returns its output; std::nullopt when the executable does not
-// exist. Throws trn::Error when it fails or runs longer than `timeout` (it is then killed).
+// Runs `<executable> -j` through `run` and returns its output; std::nullopt when the executable
+// does not exist. Throws trn::Error when it fails or runs longer than `timeout` (it is then
+// killed).
 std::optional<NeuronLsOutput> run_neuron_ls(
     const std::filesystem::path& executable = "/opt/aws/neuron/bin/neuron-ls",
-    std::chrono::milliseconds timeout = std::chrono::seconds(10));
+    std::chrono::milliseconds timeout = std::chrono::seconds(10),
+    const ProcessRunner& run = capture_process);
 
 }  // namespace trn::topology
