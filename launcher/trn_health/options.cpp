@@ -31,7 +31,8 @@ const char* const kUsage =
     "node, check, ok|FAILED|warning|skipped, seconds, evidence. A warning is a check that could\n"
     "not run; it never makes the node unhealthy.\n\n"
     "--step adds the reach check: every node of the step reaches every other over TCP, and on\n"
-    "Neuron nodes with nccom-test installed an all-reduce over the node's NeuronCores.\n"
+    "Neuron nodes with nccom-test installed an all-reduce over the node's NeuronCores, correct\n"
+    "and at a bus bandwidth of at least --min-busbw.\n"
     "The node's checks take at most 10 s in all: a tool or a peer too slow for it is a warning.\n"
     "--slurm drains an unhealthy node (Reason=\"trn-health: <check>: <evidence>\"), resumes a\n"
     "node it drained itself once it is healthy, and records the clean baseline.\n"
@@ -49,8 +50,12 @@ std::uint64_t gib_to_bytes(const std::string& text) {
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
   std::string fsroot = "/", neuron_ls, neuron_tools, cache_dir, min_free = "1", deadline = "5000",
-              state_dir, time_limit = "50";
+              state_dir, time_limit = "50", min_busbw = std::to_string(health::kDefaultMinBusbw);
   bool step = false, slurm = false, accept = false;
+  const std::string min_busbw_help =
+      "--step: the least bus bandwidth of nccom-test's all-reduce over the node's NeuronCores, "
+      "GB/s as nccom-test prints it, 0-100000 (default " +
+      std::to_string(health::kDefaultMinBusbw) + "; 0: no floor); below it the node is unhealthy";
   po::options_description described("options");
   described.add_options()("help,h", "this help")("version", "print the version and exit")(
       "json", po::bool_switch(&options.json), "one JSON object per node")(
@@ -74,6 +79,7 @@ Options parse_options(const std::vector<std::string>& args) {
       "free space the cache tier needs, 0-1048576 (default 1)")(
       "reach-deadline-ms", po::value(&deadline),
       "--step: time to reach every node, 100-30000 (at most what is left of the 10 s budget)")(
+      "min-busbw", po::value(&min_busbw), min_busbw_help.c_str())(
       "time-limit", po::value(&time_limit),
       "stop after S seconds whatever runs, 1-55 (default 50; Slurm kills a HealthCheckProgram at "
       "60)");
@@ -137,6 +143,8 @@ Options parse_options(const std::vector<std::string>& args) {
       std::chrono::milliseconds(parse_whole_number_in(deadline, "--reach-deadline-ms", 100, 30000));
   options.time_limit =
       std::chrono::seconds(parse_whole_number_in(time_limit, "--time-limit", 1, 55));
+  options.min_busbw =
+      static_cast<unsigned>(parse_whole_number_in(min_busbw, "--min-busbw", 0, 100000));
   return options;
 }
 

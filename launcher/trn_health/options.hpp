@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "trn/health/collectives.hpp"
 #include "trn/health/node_checks.hpp"
 
 namespace trn::health_tool {
@@ -28,6 +29,8 @@ struct Options {
   std::chrono::seconds time_limit{50};
   // nccom-test (--step, on Neuron nodes), when installed.
   std::optional<std::filesystem::path> nccom_test;
+  // Its all-reduce's least bus bandwidth, GB/s; 0: no floor (docs/health.md#collectives).
+  unsigned min_busbw = health::kDefaultMinBusbw;
 };
 
 // Parses the command line (exits 0 after --help); throws trn::Error for bad input.

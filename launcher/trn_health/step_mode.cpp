@@ -67,6 +67,7 @@ health::CheckResult collectives(const Options& options, const health::NodeHealth
       env_value(env::kNeuronLogicalNcConfig) == std::optional<std::string>("1") ? 1u : 2u;
   health::CollectivesOptions collectives;
   collectives.nccom_test = options.nccom_test;
+  collectives.min_busbw = options.min_busbw;
   collectives.deadline = options.checks.deadline;
   if (expected.documented && expected.devices > 0) {
     collectives.ranks = topology::documented_neuron_cores(expected.instance_type, lnc).value_or(0);

@@ -1,6 +1,6 @@
-// A small all-reduce over the node's NeuronCores with Neuron's nccom-test (docs/health.md
+// An all-reduce over the node's NeuronCores with Neuron's nccom-test (docs/health.md
 // #collectives): the devices, the runtime and the collectives between the node's devices work
-// together, which neither sysfs nor neuron-ls show.
+// together, at a bus bandwidth above the floor, which neither sysfs nor neuron-ls show.
 #include "trn/common/error.hpp"
 #include "trn/common/process.hpp"
 #include "trn/health/collectives.hpp"
@@ -45,7 +45,7 @@ CheckResult run(const CollectivesOptions& options) {
             "nccom-test did not finish within " + std::to_string(left.count()) +
                 " ms, what was left of the node check's 10 s"};
   }
-  return judge_nccom_test(ran.output, ran.status, options.ranks);
+  return judge_nccom_test(ran.output, ran.status, options.ranks, options.min_busbw);
 }
 
 }  // namespace

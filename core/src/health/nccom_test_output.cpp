@@ -2,7 +2,10 @@
 // count(elems), type, time(us) or time:avg(us), algbw(GB/s), busbw(GB/s)) and one row per size,
 // then "Avg bus bandwidth". A size whose run failed has "Failure running neuron-bench - log file
 // <log>" in its row, followed by "<N> errors found - test failed"; a node without a running
-// driver gets "Neuron DKMS Driver is not running! ..." at once.
+// driver gets "Neuron DKMS Driver is not running! ..." at once. The bus bandwidth is held against
+// a floor (docs/health.md#collectives).
+#include <charconv>
+#include <optional>
 #include <sstream>
 
 #include "trn/health/collectives.hpp"
@@ -36,9 +39,18 @@ std::string column(const std::vector<std::string>& header, const std::vector<std
   return "?";
 }
 
+// A column's GB/s ("48.08"); nullopt when it is no number.
+std::optional<double> gigabytes_per_second(const std::string& text) {
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
-CheckResult judge_nccom_test(const std::string& output, int exit_status, unsigned ranks) {
+CheckResult judge_nccom_test(const std::string& output, int exit_status, unsigned ranks,
+                             unsigned min_busbw) {
   const std::string what = "all-reduce of " + std::to_string(kAllReduceBytes) + " B over " +
                            std::to_string(ranks) + " NeuronCores";
   std::vector<std::string> header;
@@ -64,9 +76,25 @@ CheckResult judge_nccom_test(const std::string& output, int exit_status, unsigne
   if (!failure.empty())
     return {kNccomTestOutputName, CheckStatus::kFailed, what + " failed: " + shortened(failure)};
   if (exit_status == 0 && !result_row.empty()) {
+    const auto time = column(header, result_row, "time");
+    const auto busbw = column(header, result_row, "busbw");
+    // One rank moves nothing between NeuronCores: its bus bandwidth is 0 by definition.
+    if (min_busbw > 0 && ranks > 1) {
+      const auto floor = std::to_string(min_busbw);
+      const auto measured = gigabytes_per_second(busbw);
+      if (!measured) {
+        return {kNccomTestOutputName, CheckStatus::kWarning,
+                what + ": " + time + " us, but no bus bandwidth to hold against the floor of " +
+                    floor + " GB/s (busbw column: " + shortened(busbw) + ")"};
+      }
+      if (*measured < min_busbw) {
+        return {kNccomTestOutputName, CheckStatus::kFailed,
+                what + ": bus bandwidth " + busbw + " GB/s, below the floor of " + floor +
+                    " GB/s (" + time + " us)"};
+      }
+    }
     return {kNccomTestOutputName, CheckStatus::kOk,
-            what + ": " + column(header, result_row, "time") + " us, bus bandwidth " +
-                column(header, result_row, "busbw") + " GB/s"};
+            what + ": " + time + " us, bus bandwidth " + busbw + " GB/s"};
   }
   return {kNccomTestOutputName, CheckStatus::kWarning,
           "nccom-test (exit " + std::to_string(exit_status) + ") printed no result to judge" +

@@ -81,5 +81,6 @@ expect 2 '^trn-health: .*unrecognised|unrecognized' "$bin/trn-health" --frobnica
 expect 2 "^trn-health: .*neuron-ls.*" "$bin/trn-health" --fsroot "$fixtures/cpu-only" --neuron-ls /nonexistent.json
 expect 2 '^trn-health: --neuron-tools /nonexistent is not a directory' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --neuron-tools /nonexistent
 expect 2 '^trn-health: .*--time-limit' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --time-limit 60
+expect 2 '^trn-health: .*--min-busbw' "$bin/trn-health" --fsroot "$fixtures/cpu-only" --min-busbw 2.5
 
 [[ $failures -eq 0 ]] && echo "ok" || { echo "$failures failure(s)"; exit 1; }
