@@ -24,7 +24,7 @@ class ToolStandIn {
     std::optional<std::chrono::milliseconds> timeout;
   };
 
-  explicit ToolStandIn(ManualClock clock) : state_(std::make_shared<State>(clock)) {}
+  explicit ToolStandIn(const ManualClock& clock) : state_(std::make_shared<State>(clock)) {}
 
   // Every run prints `output` and exits with `status` after `taking`.
   void answers(std::string output, int status = 0, std::chrono::milliseconds taking = {}) {
@@ -60,7 +60,7 @@ class ToolStandIn {
 
  private:
   struct State {
-    explicit State(ManualClock with) : clock(with) {}
+    explicit State(const ManualClock& with) : clock(with) {}
     ManualClock clock;
     bool hangs = false;
     std::string output;
