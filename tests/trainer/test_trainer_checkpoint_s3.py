@@ -1,9 +1,9 @@
 """The object-store tier against a real S3 API on localhost (s3rver from npm, installed by
 scripts/bootstrap): checkpoints uploaded after the run directory's copy, a shard per rank,
 retention, a brand-new job in an empty directory resuming from the store with the reference's
-losses, a corrupt object and an upload killed before its manifest skipped for an older
-checkpoint, and a store that cannot be reached, answers with an error or never answers costing
-warnings, not the run."""
+losses, a damaged run-directory checkpoint fetched again from the store, a corrupt object and
+an upload killed before its manifest skipped for an older checkpoint, and a store that cannot be
+reached, answers with an error or never answers costing warnings, not the run."""
 
 import json
 import os
@@ -89,6 +89,35 @@ def test_a_new_job_in_an_empty_directory_resumes_from_the_store(corpus_dir, refe
     assert max(abs(got[s] - want[s]) for s in got) < 1e-6
     _, keys = _objects("runs/a/")  # the store keeps --keep-checkpoints (3) by default
     assert keys == [f"ckpt_{s}.{x}" for s in (4, 6, 8) for x in ("json", "pt")]
+
+
+def test_a_damaged_local_checkpoint_is_fetched_again_from_the_store(corpus_dir, reference_run, tmp_path,
+                                                                    s3_env, capsys):
+    """The run directory's newest checkpoint damaged (a bit flipped in its shard), the store holding
+    it whole: the run resumes from the store's copy of that step, not from an older local one."""
+    uri = f"s3://{BUCKET}/runs/damaged"
+    out = str(tmp_path / "run")
+    cmd = [PYTHON, "-m", "die_after_step"] + pretrain_args(
+        corpus_dir, out, "--checkpoint-every", "2", "--checkpoint-uri", uri, "--checkpoint-mode", "sync",
+        steps=8)
+    killed = subprocess.run(cmd, env=child_env(TRN_DIE_AFTER_STEP="7"), capture_output=True,
+                            text=True, timeout=300)
+    assert killed.returncode == -9, killed.stderr
+    _, keys = _objects("runs/damaged/")
+    assert "ckpt_6.json" in keys and "ckpt_6.pt" in keys, keys
+    shard = tmp_path / "run" / "ckpt_6.pt"
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size: only its checksum tells
+    shard.write_bytes(bytes(data))
+
+    capsys.readouterr()
+    assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", "--checkpoint-uri", uri,
+                              "--checkpoint-mode", "sync", steps=8)) == 0
+    printed = capsys.readouterr().out
+    assert f"fetched checkpoint of step 6 from {uri} into {out} over its damaged copy" in printed, printed
+    assert "resumed from " + os.path.join(out, "ckpt_6.pt") in printed, printed
+    got, want = _losses_by_step(out), _losses_by_step(reference_run)
+    assert got[8] == pytest.approx(want[8], abs=1e-6) and got[7] == pytest.approx(want[7], abs=1e-6)
 
 
 def test_corrupt_and_half_uploaded_objects_are_skipped(corpus_dir, tmp_path, s3_env, capsys):

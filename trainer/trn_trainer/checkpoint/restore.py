@@ -65,6 +65,20 @@ def load_step(tiers, step):
     return files.check_loaded(assemble(shares.pop(0), shares)), sources
 
 
+def _load_or_fetch_again(tiers, step, warn, load):
+    """load(tiers, step); when the run directory's copy cannot be read but the object store holds
+    the step committed, fetched from there over it and loaded again (a damaged local copy never
+    costs the run a checkpoint the store has whole)."""
+    try:
+        return load(tiers, step)
+    except CheckpointError:
+        raise
+    except Exception:  # noqa: BLE001 - the caller reports it when the store cannot help
+        if tiers.store is None or not tiers.store.fetch_over_damaged(step, tiers.shared, warn):
+            raise
+    return load(tiers, step)
+
+
 def load_newest(tiers, warn, load=load_step):
     """(state, step, tiers read) of the newest loadable checkpoint; (None, -1, set()) when there
     is none. load(tiers, step) -> (state, tiers read) reads one (default: the whole state). A
@@ -75,7 +89,7 @@ def load_newest(tiers, warn, load=load_step):
     warn_uncommitted(tiers, candidates[0] if candidates else -1, warn)
     for step in candidates:
         try:
-            state, sources = load(tiers, step)
+            state, sources = _load_or_fetch_again(tiers, step, warn, load)
         except CheckpointError:
             raise
         except Exception as e:  # truncated zip, checksum, pickle errors: fall back to an older one

@@ -102,6 +102,26 @@ class S3Tier:
 
         files.write_atomically(os.path.join(directory, shard["file"]), download)
 
+    def fetch_over_damaged(self, step, directory, say):
+        """Checkpoint `step` fetched again into `directory`, whose copy cannot be read (a shard
+        damaged or truncated), when the store has it committed; one process per run directory at
+        a time, and none when another one just did. Whether `directory` now holds it whole."""
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, ".s3-fetch.lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if _whole(directory, step):  # another rank fetched it while this one waited
+                return True
+            try:
+                if step not in self.committed_steps():
+                    return False
+                self.fetch(step, directory)
+            except Exception as e:  # noqa: BLE001 - unreachable store, a damaged copy there too
+                say(f"warning: cannot fetch checkpoint of step {step} from {self.uri} over the damaged "
+                    f"copy in {directory} ({type(e).__name__}: {e})")
+                return False
+        say(f"fetched checkpoint of step {step} from {self.uri} into {directory} over its damaged copy")
+        return True
+
     def restore_newer(self, directory, say):
         """Fetch the store's newest checkpoint when it is newer than the run directory's, one
         process per run directory at a time (the others then find it there). Store errors are
@@ -127,6 +147,20 @@ class S3Tier:
                 say(f"fetched checkpoint of step {step} from {self.uri} into {directory}")
                 return path
         return None
+
+
+def _whole(directory, step):
+    """Whether checkpoint `step` in `directory` has its manifest and every shard it lists, of the
+    listed size and checksum."""
+    try:
+        manifest = files.read_manifest(directory, step)
+        if manifest is None:
+            return False
+        for entry in manifest["shards"]:
+            files.read_shard_bytes(directory, entry)
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def _make_client(timeout):
