@@ -154,3 +154,28 @@ reference_final_loss() {
   [[ -s $(reference_dir)/final_loss ]] || fail "no reference run in $(reference_dir): run the trn_run_reference test (fixture)"
   cat "$(reference_dir)/final_loss"
 }
+
+# The step of the checkpoint the trainer in OUT (a job's output) last said it resumed from,
+# checked to be the checkpoint of step MIN or later of run RUN and to be followed by the step
+# after it (the trainer's own lines, not trn-run's). Prints the step.
+trainer_resumed_step() {  # OUT RUN MIN
+  local out=$1 run=$2 min=$3 resumed step first
+  resumed=$(grep -oE "^resumed from $run/ckpt_[0-9]+\.pt" "$out" | tail -n 1) ||
+    { cat "$out" >&2; fail "the trainer did not say it resumed from a checkpoint of $run"; }
+  step=${resumed##*/ckpt_}
+  step=${step%.pt}
+  ((step >= min)) || fail "resumed from step $step, before the step-$min checkpoint the job had written"
+  first=$(awk -v line="$resumed" 'after && /^step [0-9]+\// { split($2, n, "/"); print n[1]; exit }
+                                  index($0, line) == 1 { after = 1 }' "$out")
+  [[ -n $first ]] || { cat "$out" >&2; fail "no step logged after '$resumed'"; }
+  expect_eq "$first" "$((step + 1))" "first step after resuming from ckpt_$step.pt"
+  echo "$step"
+}
+
+# An LM corpus for llama_tiny in DIR: the fortunes text, 128-token samples, a 512-token
+# vocabulary, 2 shards.
+prepare_lm_data() {  # DIR
+  PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 -m trn_trainer prepare-lm --input /usr/share/games/fortunes \
+    --output "$1" --seq-len 128 --vocab-size 512 --num-shards 2 >/dev/null
+  chmod -R a+rX "$1"
+}

@@ -38,13 +38,6 @@ slurm scontrol show hostnames "$(job_field NodeList)" | grep -qx "$batch_host" &
   fail "the requeued job ran on the lost node $batch_host"
 
 # The trainer of the requeued job says what it loaded, and trains the step after it next.
-resumed=$(grep -oE "^resumed from [^ ]*/bert_tiny-$job/ckpt_[0-9]+\.pt" "$out" | tail -n 1) ||
-  { cat "$out"; fail "the trainer did not say it resumed from a checkpoint of $run"; }
-ckpt_step=${resumed##*/ckpt_}
-ckpt_step=${ckpt_step%.pt}
-((ckpt_step >= 4)) || fail "resumed from step $ckpt_step, before the step-4 checkpoint the job had written"
-first_step=$(awk -v line="$resumed" 'after && /^step [0-9]+\// { split($2, n, "/"); print n[1]; exit }
-                                     index($0, line) == 1 { after = 1 }' "$out")
-expect_eq "$first_step" "$((ckpt_step + 1))" "first step after resuming from ckpt_$ckpt_step.pt"
+ckpt_step=$(trainer_resumed_step "$out" "$run" 4) || exit 1
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after losing the batch host vs uninterrupted"
 echo "ok: batch host lost, its watcher requeued job $job, resumed from step $ckpt_step to final loss $(final_loss "$run")"

@@ -8,9 +8,7 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 data=$scratch/data
-PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 -m trn_trainer prepare-lm --input /usr/share/games/fortunes \
-  --output "$data" --seq-len 128 --vocab-size 512 --num-shards 2 >/dev/null
-chmod -R a+rX "$data"
+prepare_lm_data "$data"
 steps=12
 args=(llama_tiny --data "$data" --steps "$steps" --output-root "$scratch/runs" --set checkpoint_every=4
   --set max_restarts=2 --spare-nodes 1)

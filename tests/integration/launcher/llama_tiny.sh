@@ -5,9 +5,7 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 data=$scratch/data
-PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 -m trn_trainer prepare-lm --input /usr/share/games/fortunes \
-  --output "$data" --seq-len 128 --vocab-size 512 --num-shards 2 >/dev/null
-chmod -R a+rX "$data"
+prepare_lm_data "$data"
 args=(llama_tiny --data "$data" --steps 8)
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}" --output-root "$scratch/runs")
 wait_job "$job" >/dev/null || { cat "$scratch/trn-run-$job.out"; fail "the llama_tiny job failed"; }

@@ -28,15 +28,7 @@ out=$scratch/trn-run-$job.out
 wait_job "$job" >/dev/null || { cat "$out"; fail "resumed job failed"; }
 # The trainer itself (not only trn-run) resumed: it names the checkpoint it loaded, and the first
 # step it trains after that is the one after the checkpoint's.
-resumed=$(grep -oE "^resumed from [^ ]*/bert_tiny-$job/ckpt_[0-9]+\.pt" "$out" | tail -n 1) ||
-  { cat "$out"; fail "the trainer did not say it resumed from a checkpoint of $run"; }
-ckpt_step=${resumed##*/ckpt_}
-ckpt_step=${ckpt_step%.pt}
-((ckpt_step >= 4)) || fail "resumed from step $ckpt_step, before the step-4 checkpoint the job had written"
-first_step=$(awk -v line="$resumed" 'after && /^step [0-9]+\// { split($2, n, "/"); print n[1]; exit }
-                                     index($0, line) == 1 { after = 1 }' "$out")
-[[ -n $first_step ]] || { cat "$out"; fail "no step logged after '$resumed'"; }
-expect_eq "$first_step" "$((ckpt_step + 1))" "first step after resuming from ckpt_$ckpt_step.pt"
+ckpt_step=$(trainer_resumed_step "$out" "$run" 4) || exit 1
 # trn-run found the lost node itself (it did not answer a one-task step) and drained it.
 slurm scontrol show node -o "$victim" | grep -q 'Reason=trn-health: runtime: lost' ||
   fail "$victim not drained as lost: $(slurm scontrol show node -o "$victim" | grep -o 'Reason=.*')"
