@@ -67,3 +67,30 @@ def test_a_shard_without_token_ids_is_one_data_error(tmp_path, input_ids, messag
             f[key] = np.zeros(shape, "i4")
     with pytest.raises(DataError, match=re.escape(message)):
         open_shards(str(tmp_path))
+
+
+def test_a_shard_whose_chunks_contradict_its_shape_is_refused_unread(tmp_path):
+    """The fuzzer's file: segment_ids of shape (3,) stored in (3, 8) chunks. libhdf5 spins for
+    minutes reading it; the shard is refused from its metadata, by open_shards and read_shard."""
+    import shutil
+    import signal
+    from trn_trainer.data.bert_shards import read_shard
+    from trainer_testlib import ROOT
+    fuzz_input = f"{ROOT}/tests/fuzz/regressions/fuzz_bert_shards/chunks_of_another_rank_than_the_shape"
+    shard = tmp_path / "fuzz_training_0.hdf5"
+    with open(fuzz_input, "rb") as source, open(shard, "wb") as target:
+        source.read(1)  # the harness's mode byte: the rest is the file
+        shutil.copyfileobj(source, target)
+
+    # libhdf5 spins in C, where no Python handler runs: a hang ends the process (SIGALRM's default).
+    previous = signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(20)
+    try:
+        with pytest.raises(DataError, match=re.escape("segment_ids's storage (chunks (3, 8)) does not match "
+                                                      "its shape (3,)")):
+            open_shards(str(tmp_path))
+        with pytest.raises(DataError, match="does not match its shape"):
+            read_shard(str(shard))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

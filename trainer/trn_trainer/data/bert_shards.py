@@ -41,6 +41,17 @@ def find_shards(data_dir, pattern=DEFAULT_PATTERN):
     return paths
 
 
+def _check_layout(path, f):
+    """DataError unless every dataset's chunks (when chunked) have its shape's rank and no empty
+    side: libhdf5 loops for minutes reading a dataset whose chunk dimensions contradict its shape
+    (found by tests/fuzz/trainer/fuzz_bert_shards.py), so such a file is refused unread."""
+    for key in KEYS:
+        shape, chunks = f[key].shape or (), f[key].chunks
+        if chunks is not None and (len(chunks) != len(shape) or min(chunks, default=1) < 1):
+            raise DataError(f"shard {path}: {key}'s storage (chunks {chunks}) does not match its shape "
+                            f"{shape}: the file is damaged; re-create it with prepare-data")
+
+
 def _check_shard(path):
     try:
         with h5py.File(path, "r") as f:
@@ -48,6 +59,7 @@ def _check_shard(path):
             if missing:
                 raise DataError(f"shard {path}: lacks the key(s) {', '.join(missing)}; a BERT shard "
                                 f"holds {', '.join(KEYS)}; re-create it with prepare-data")
+            _check_layout(path, f)
             # An empty dataset (h5py.Empty) has the shape None: as a scalar's, not [N, ...].
             shapes = {k: f[k].shape or () for k in KEYS}
             not_integers = [f"{k} ({f[k].dtype})" for k in KEYS if not np.issubdtype(f[k].dtype, np.integer)]
@@ -94,7 +106,10 @@ def read_shard(path):
     """Whole shard into memory (the loader prefetches the next one in the background)."""
     try:
         with h5py.File(path, "r") as f:
+            _check_layout(path, f)
             return {k: f[k][()] for k in KEYS}
+    except DataError:
+        raise
     except Exception as e:
         raise DataError(f"shard {path}: cannot be read as HDF5 ({e}); re-create it or move it out "
                         "of the data folder") from None
