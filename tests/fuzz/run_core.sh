@@ -6,8 +6,8 @@
 # crashed it (regressions/<harness>/), which must pass, then fuzzes for SECONDS seconds under
 # ASan/UBSan with leak detection, into a temporary corpus (the repository is never written).
 # One line per harness: executions, coverage, result. Exit 1 when any harness crashed, hung
-# (10 s on one input), ran out of memory (2 GiB) or leaked; its input is kept and its path
-# printed: copy it into regressions/<harness>/ once fixed.
+# (FUZZ_HANG_SECONDS on one input), ran out of memory (2 GiB) or leaked; its input is kept and
+# its path printed: copy it into regressions/<harness>/ once fixed.
 set -euo pipefail
 
 if [[ $# -lt 2 || ! $2 =~ ^[0-9]+$ ]]; then
@@ -15,6 +15,10 @@ if [[ $# -lt 2 || ! $2 =~ ^[0-9]+$ ]]; then
   exit 2
 fi
 build=$1
+# FUZZ_HANG_SECONDS: how long one input may take before it counts as a hang (default 10). libFuzzer
+# measures it on the wall clock: on a machine busy with other work, a harness at low priority can
+# be starved that long on an input that takes milliseconds, so long runs there use more.
+hang_seconds=${FUZZ_HANG_SECONDS:-10}
 seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,7 +61,7 @@ for harness in "${harnesses[@]}"; do
   # Scratch files of the harnesses go below the work folder, even after a crash.
   export TMPDIR=$work/$harness/tmp
 
-  if ! "$binary" -runs=0 -timeout=10 -rss_limit_mb=2048 \
+  if ! "$binary" -runs=0 -timeout="$hang_seconds" -rss_limit_mb=2048 \
       -artifact_prefix="$work/$harness/artifacts/" "${seeds[@]}" >"$work/$harness/replay.log" 2>&1; then
     echo "$harness: FAILED replaying ${seeds[*]} (log: $work/$harness/replay.log)"
     grep -m 3 -E '^SUMMARY|ERROR: |Test unit written|Running: ' "$work/$harness/replay.log" || true
@@ -66,7 +70,7 @@ for harness in "${harnesses[@]}"; do
   fi
 
   status=0
-  "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -detect_leaks=1 \
+  "$binary" -max_total_time="$seconds" -timeout="$hang_seconds" -rss_limit_mb=2048 -detect_leaks=1 \
     -print_final_stats=1 -artifact_prefix="$work/$harness/artifacts/" \
     "$work/$harness/corpus" "${seeds[@]}" >"$log" 2>&1 || status=$?
   runs=$(final_stat "$log" number_of_executed_units)
@@ -83,7 +87,7 @@ for harness in "${harnesses[@]}"; do
   case $(basename "${artifact:-none}") in
     crash-*) what=crash ;;
     leak-*) what=leak ;;
-    timeout-*) what="hang (over 10 s on one input)" ;;
+    timeout-*) what="hang (over $hang_seconds s on one input)" ;;
     oom-*) what="out of memory (over 2048 MB)" ;;
     *) what="exit status $status" ;;
   esac

@@ -13,6 +13,10 @@
 set -u
 seconds=${1:?usage: run_trainer.sh SECONDS [HARNESS...]}
 shift
+# FUZZ_HANG_SECONDS: how long one input may take before it counts as a hang (default 10). libFuzzer
+# measures it on the wall clock: on a machine busy with other work, a harness at low priority can
+# be starved that long on an input that takes milliseconds, so long runs there use more.
+hang_seconds=${FUZZ_HANG_SECONDS:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 python=${ATHERIS_PYTHON:-/usr/local/lib/trn-atheris/bin/python}
@@ -41,14 +45,14 @@ for harness in "$@"; do
     [ -d "$folder" ] && inputs+=("$folder"/*)
   done
   # Replay: each given file runs once; a crash exits non-zero.
-  if ! "$python" "$script" -timeout=10 -rss_limit_mb=2048 "${inputs[@]}" >"$log.replay" 2>&1; then
+  if ! "$python" "$script" -timeout="$hang_seconds" -rss_limit_mb=2048 "${inputs[@]}" >"$log.replay" 2>&1; then
     echo "$harness: FAIL replaying the corpus and regressions:"
     grep -E "Running: |Error|error|Traceback|AssertionError" "$log.replay" | tail -n 8
     failed=1
     continue
   fi
   # New inputs go to the first folder only: the temporary one.
-  "$python" "$script" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$python" "$script" -max_total_time="$seconds" -timeout="$hang_seconds" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/$harness/artifacts/" "$work/$harness/corpus" \
     "$here/corpus/$harness" $([ -d "$here/regressions/$harness" ] && echo "$here/regressions/$harness") \
     >"$log" 2>&1
