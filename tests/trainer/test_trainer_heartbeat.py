@@ -70,3 +70,27 @@ def test_sigusr1_writes_every_threads_stack(corpus_dir, tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_save_the_step_waits_for_beats_checkpoint(corpus_dir, tmp_path):
+    """A synchronous save on storage that takes 3 s per shard: while it writes, the rank's
+    heartbeat says "checkpoint" (trn-run's watchdog then allows the 600 s finish floor, not the
+    hang deadline), and says "done" at the same step once the save returned."""
+    watch = str(tmp_path / "watch")
+    cmd = [PYTHON, "-m", "slow_shard_writes"] + pretrain_args(
+        corpus_dir, str(tmp_path / "run"), "--checkpoint-every", "2", "--checkpoint-mode", "sync", steps=4)
+    child = subprocess.Popen(cmd, env=child_env(TRN_WATCH_DIR=watch, TRN_SLOW_WRITE_S="3"),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seen, deadline = [], time.time() + 240
+    while child.poll() is None and time.time() < deadline:
+        try:
+            beat = _beat(watch, 0)
+        except (OSError, ValueError):  # not written yet, or read while rewritten
+            beat = None
+        if beat and (not seen or seen[-1] != (beat["step"], beat["phase"])):
+            seen.append((beat["step"], beat["phase"]))
+        time.sleep(0.2)
+    assert child.wait(timeout=60) == 0, child.stderr.read()[-2000:]
+    assert (2, "checkpoint") in seen, seen
+    after = seen[seen.index((2, "checkpoint")) + 1:]
+    assert after and after[0] in ((2, "done"), (2, "compute")), seen  # the same step, save returned

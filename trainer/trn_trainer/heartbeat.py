@@ -11,6 +11,7 @@ rank that never joined a collective from the ranks waiting in it. SIGUSR1 writes
 Python stack to rank<R>.stack beside it (faulthandler), which trn-run asks for on a hang.
 """
 
+import contextlib
 import faulthandler
 import json
 import os
@@ -90,6 +91,17 @@ class Heartbeat:
             self.start_step = step
         self.step = step
         self._enter("done")
+
+    @contextlib.contextmanager
+    def checkpointing(self):
+        """Around a save the step waits for (a synchronous write, the previous save still in
+        flight, the run's last one): trn-run's watchdog allows it the finish floor (600 s)
+        rather than the hang deadline, so slow storage is not taken for a hang."""
+        self._enter("checkpoint")
+        try:
+            yield
+        finally:
+            self._enter("done")
 
     def stopped(self, error=None):
         """The process ends: cleanly (error None) or with the error it stops on."""

@@ -61,7 +61,12 @@ WatchVerdict Watchdog::verdict(double now) const {
     return entry.second.phase == "exited";
   });
   verdict.deadline_s = std::max(settings_.hang_floor_s, settings_.hang_factor * median_step_s());
-  if (settings_.last_step > 0 && min_step_ >= settings_.last_step)
+  // A save the step waits for (a synchronous write, the previous one still in flight) and the
+  // run's last ones take as long as the file system needs: slow storage is not a hang.
+  const bool writing = std::any_of(latest_.begin(), latest_.end(), [](const auto& entry) {
+    return entry.second.phase == "checkpoint";
+  });
+  if (writing || (settings_.last_step > 0 && min_step_ >= settings_.last_step))
     verdict.deadline_s = std::max(verdict.deadline_s, settings_.finish_floor_s);
   verdict.stalled_s = now - last_progress_;
   if (all_ended || verdict.stalled_s <= verdict.deadline_s) return verdict;

@@ -127,6 +127,25 @@ TEST(Watchdog, TheRunsEndIsNoHangWithinTheFinishFloor) {
   EXPECT_EQ(early.verdict(60.0).event, WatchEvent::kHang);
 }
 
+TEST(Watchdog, ACheckpointWriteSlowerThanTheHangDeadlineIsNoHang) {
+  Watchdog dog(settings(3));
+  steady_steps(dog, 4);
+  // Rank 0 writes checkpoint 4 in the step (a synchronous save, or waiting for the previous one);
+  // the others wait for it in the next step's all-reduce.
+  dog.observe({beat(0, "a", 4, "checkpoint"), beat(1, "a", 4, "allreduce"),
+               beat(2, "b", 4, "allreduce"), beat(3, "b", 4, "allreduce")},
+              5.0);
+  EXPECT_EQ(dog.verdict(60.0).event, WatchEvent::kNone);   // 20 times the hang deadline
+  EXPECT_EQ(dog.verdict(700.0).event, WatchEvent::kHang);  // a write hung for good
+  // Without the checkpoint phase the same silence is a hang naming rank 0.
+  Watchdog silent(settings(3));
+  steady_steps(silent, 4);
+  silent.observe({beat(0, "a", 4, "done"), beat(1, "a", 4, "allreduce"),
+                  beat(2, "b", 4, "allreduce"), beat(3, "b", 4, "allreduce")},
+                 5.0);
+  EXPECT_EQ(silent.verdict(60.0).event, WatchEvent::kHang);
+}
+
 // A resumed step: the ranks say they started from checkpoint 12, and by the watchdog's first
 // read one had already completed step 13 (straggler_replaced.sh once saw results.json say 13).
 TEST(Watchdog, TheStartStepIsTheRanksOwnNotTheStepsDoneAtTheFirstRead) {

@@ -86,12 +86,13 @@ class Trainer:
             state = bert_state.capture(run, self.args, self.inputs.config, self.inputs.global_batch)
             return share_of(state, env.rank, env.world_size)
 
-        if not snapshot:
-            if self.writer.submit(run.step, capture, must=run.step == self.last_step):
-                self.saved_step = run.step
-        else:  # never skipped: waiting for the previous one is part of what a snapshot costs
-            self.snapshot_writer.submit(run.step, capture, must=True)
-            self.snapshots.after_snapshot(self.snapshot_writer.stalls, run.group.any_rank)
+        with self.heartbeat.checkpointing():
+            if not snapshot:
+                if self.writer.submit(run.step, capture, must=run.step == self.last_step):
+                    self.saved_step = run.step
+            else:  # never skipped: waiting for the previous one is part of what a snapshot costs
+                self.snapshot_writer.submit(run.step, capture, must=True)
+                self.snapshots.after_snapshot(self.snapshot_writer.stalls, run.group.any_rank)
 
     def resume_hint(self):
         """Where a rerun with the same --output starts, for the advice after a divergence."""

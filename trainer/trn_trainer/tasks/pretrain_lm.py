@@ -167,7 +167,8 @@ def _train(args, env, heartbeat):
         due = step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0)
         if due and not extract:
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
-            saves.save(step, lambda: (weights.state(), optimizer, progress, run), last=step == args.steps)
+            with heartbeat.checkpointing():
+                saves.save(step, lambda: (weights.state(), optimizer, progress, run), last=step == args.steps)
     saves.finish()
     if writes:
         metrics.close()

@@ -25,7 +25,8 @@ struct WatchdogSettings {
   // The run's last step (0: unknown). Once every rank completed it, rank 0 writes the final
   // checkpoint (never skipped: it waits for the one in flight), results.json and the plot while
   // the other ranks have exited: no step progress for a while, and no hang before
-  // finish_floor_s either.
+  // finish_floor_s either. The same floor holds while any rank writes a checkpoint its step
+  // waits for (heartbeat phase "checkpoint"): a slow file system is not a hang.
   long last_step = 0;
   double finish_floor_s = 600;
 };
