@@ -1,13 +1,12 @@
 #include <algorithm>
-#include <sstream>
 #include <thread>
 
+#include "common/slurm_hostnames.hpp"
 #include "modes.hpp"
 #include "trn/common/deadline.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
-#include "trn/common/process.hpp"
 #include "trn/common/whole_number.hpp"
 #include "trn/health/collectives.hpp"
 #include "trn/health/reach.hpp"
@@ -37,20 +36,9 @@ std::uint32_t env_number(const char* name) {
 
 // The step's nodes in node-id order, as Slurm expands its own hostlist.
 std::vector<std::string> step_nodes(const std::string& hostlist, SteadyClock::time_point deadline) {
-  ProcessOptions options;
-  options.stdin_dev_null = true;
-  options.timeout = std::min<std::chrono::milliseconds>(std::chrono::seconds(10),
-                                                        std::max(time_left(deadline), 1ms));
-  const auto result = capture_process({"scontrol", "show", "hostnames", hostlist}, options);
-  if (result.status != 0 || result.timed_out) {
-    throw Error("scontrol show hostnames " + hostlist + " failed: is scontrol on PATH?");
-  }
-  std::vector<std::string> nodes;
-  std::istringstream lines(result.output);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty()) nodes.push_back(line);
-  }
-  return nodes;
+  return launcher::slurm_hostnames(
+      hostlist, std::min<std::chrono::milliseconds>(std::chrono::seconds(10),
+                                                    std::max(time_left(deadline), 1ms)));
 }
 
 // nccom-test over the node's NeuronCores, with what is left of the budget; not on a node whose

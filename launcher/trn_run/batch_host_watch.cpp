@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "common/exit_codes.hpp"
+#include "common/slurm_hostnames.hpp"
 #include "job_outcome.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/node_name.hpp"
@@ -40,25 +40,6 @@ std::optional<std::string> ask_slurm(const std::vector<std::string>& argv) {
   } catch (const Error&) {
     return std::nullopt;
   }
-}
-
-std::optional<std::vector<std::string>> expand_hostlist(const std::string& hostlist) {
-  const auto answer = ask_slurm({"scontrol", "show", "hostnames", hostlist});
-  if (!answer) return std::nullopt;
-  std::vector<std::string> hosts;
-  std::istringstream lines(*answer);
-  for (std::string host; std::getline(lines, host);) {
-    if (!host.empty()) hosts.push_back(host);
-  }
-  return hosts;
-}
-
-plan::RequeuePolicy requeue_policy(const std::string& text) {
-  for (const auto policy : {plan::RequeuePolicy::kNodeFailure, plan::RequeuePolicy::kAlways,
-                            plan::RequeuePolicy::kNever}) {
-    if (plan::to_string(policy) == text) return policy;
-  }
-  throw Error("watch-batch-host: --requeue " + text + " is not node-failure, always or never");
 }
 
 // The job lost its batch host: trn-run's own decision after a node failure, taken here.
@@ -159,7 +140,7 @@ int watch_batch_host_command(const std::vector<std::string>& args) {
   ::close(fd);
   std::cout << std::unitbuf;
   plan::Plan plan;
-  plan.requeue = requeue_policy(policy);
+  plan.requeue = plan::parse_requeue_policy(policy, "watch-batch-host --requeue");
   plan.max_restarts = max_restarts;
   plan.run_dir = run_dir;
   run::SlurmAllocation job;
@@ -169,9 +150,14 @@ int watch_batch_host_command(const std::vector<std::string>& args) {
     std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
     const auto line = ask_slurm({"scontrol", "show", "job", "-o", std::to_string(job_id)});
     const auto record = line ? run::parse_job_record(*line) : std::nullopt;
-    const auto held = record ? expand_hostlist(record->node_list) : std::nullopt;
-    if (!held) continue;  // no answer: ask again
-    switch (run::judge_batch_host(*record, batch_host, *held)) {
+    if (!record) continue;  // no answer: ask again
+    std::vector<std::string> held;
+    try {
+      held = slurm_hostnames(record->node_list, kSlurmAnswer);
+    } catch (const Error&) {
+      continue;
+    }
+    switch (run::judge_batch_host(*record, batch_host, held)) {
       case run::BatchHostState::kHeld:
         continue;
       case run::BatchHostState::kJobOver:

@@ -33,6 +33,8 @@ std::string_view to_string(Scaling value);
 std::string_view to_string(LrRule value);
 std::string_view to_string(LaunchMode value);
 std::string_view to_string(RequeuePolicy value);
+// A requeue policy spelled as in profiles; trn::Error naming `what` and the choices otherwise.
+RequeuePolicy parse_requeue_policy(std::string_view text, std::string_view what);
 
 // A training recipe, independent of the cluster it runs on. The field names are the profile
 // keys; profile_keys() documents each one.
