@@ -14,7 +14,11 @@ wait_done() {  # wait_done JOB: fails (showing its output) unless it COMPLETED
   wait_until 900 "job $1 ended" job_ended "$1"
   [[ $(job_field "$1" JobState) == COMPLETED ]] || { cat "$work/trn-run-$1.out" >&2; echo "job $1 failed" >&2; exit 1; }
 }
-field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# The project's Python (requirements.txt), also the jobs' training environment.
+python=$root/scripts/python
+TRN_TRAINING_VENV=$("$python" -c 'import sys; print(sys.prefix)') || exit 2
+export TRN_TRAINING_VENV
+field() { "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # bench_cluster_up NODES: the cluster with the plugin (bind=none: the nodes share this machine's
 # CPUs; caches stay in the work folder) and the corpus in $work/data.
@@ -22,6 +26,6 @@ bench_cluster_up() {
   echo "required $build/spank_plugin/spank_trn.so bind=none topology_cache=$work/topology local_cache=$work/cache" \
     >"$work/plugstack.conf"
   cluster up "$1" --plugstack "$work/plugstack.conf" >/dev/null
-  PYTHONPATH=$root/trainer /usr/bin/python3 -m trn_trainer prepare-data --input /usr/share/games/fortunes \
+  PYTHONPATH=$root/trainer "$python" -m trn_trainer prepare-data --input /usr/share/games/fortunes \
     --output "$work/data" --num-shards 4 --dupe-factor 1 --name fortunes >/dev/null
 }

@@ -24,7 +24,7 @@ trap 'rm -rf "$work"' EXIT
 version=neuronxcc-2.14.213.0+013d129b
 
 echo "generating $entries entries of $neff_kib KiB neffs in $work/shared ..." >&2
-/usr/bin/python3 - "$work/shared/$version" "$entries" "$neff_kib" <<'EOF'
+"$here/../../scripts/python" - "$work/shared/$version" "$entries" "$neff_kib" <<'EOF'
 import os, sys
 root, entries, neff_kib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 for i in range(entries):

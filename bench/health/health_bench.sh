@@ -11,12 +11,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
 build=$(realpath "${1:-build/ci}")
+python=$root/scripts/python
 runs=${2:-20}
 pairs=${3:-5}
 fixtures=$root/tests/fixtures
 
 echo "== trn-health on one node: median of $runs runs per tree, $(nproc) cores, $(date -u +%F)"
-/usr/bin/python3 - "$build/bin/trn-health" "$runs" "$fixtures" <<'PY'
+"$python" - "$build/bin/trn-health" "$runs" "$fixtures" <<'PY'
 import json, os, statistics, subprocess, sys, time
 tool, runs, fixtures = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 trees = ["trn1.2xlarge", "trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge", "inf2.48xlarge",
@@ -65,7 +66,7 @@ for ((i = 0; i < runs; i++)); do
   echo "$start $EPOCHREALTIME" >"$work/step-cpu-$i.wall"
   step_reports "$fixtures/trn1.2xlarge" >"$work/step-trn1-$i.txt"
 done
-/usr/bin/python3 - "$work" "$runs" <<'PY'
+"$python" - "$work" "$runs" <<'PY'
 import json, statistics, sys
 work, runs = sys.argv[1], int(sys.argv[2])
 def reports(path):  # srun --label cuts lines at 1024 bytes: join each task's pieces
@@ -108,7 +109,7 @@ first_step() {  # first_step EXTRA_ARGS...: one 1-step job; prints "to-first-ste
   grep -q 'step 1/1 ' "$run"/logs/train_*_4.log ||
     { echo "no 'step 1/1' line in $run/logs" >&2; exit 1; }
   # metrics.jsonl is written (and flushed) once, at step 1: its time is the step's.
-  /usr/bin/python3 - "$work/start-$job" "$run" <<'PY'
+  "$python" - "$work/start-$job" "$run" <<'PY'
 import json, os, sys
 start = float(open(sys.argv[1]).read())
 run = sys.argv[2]
@@ -125,7 +126,7 @@ for ((i = 0; i < pairs; i++)); do
     with+=("$(first_step)"); without+=("$(first_step --no-health-check)")
   fi
 done
-/usr/bin/python3 - "$(printf '%s\n' "${with[@]}")" "$(printf '%s\n' "${without[@]}")" <<'PY'
+"$python" - "$(printf '%s\n' "${with[@]}")" "$(printf '%s\n' "${without[@]}")" <<'PY'
 import statistics, sys
 w = [tuple(map(float, l.split())) for l in sys.argv[1].splitlines()]
 wo = [tuple(map(float, l.split())) for l in sys.argv[2].splitlines()]

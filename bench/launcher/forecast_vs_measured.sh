@@ -26,7 +26,7 @@ echo "forecast vs measured: bert_tiny, $steps steps, local cluster of 4 nodes on
 printf '| %5s | %14s | %14s | %7s |\n' nodes "predicted seq/s" "measured seq/s" error
 printf '|%s|%s|%s|%s|\n' "-------" "----------------" "----------------" "---------"
 for nodes in 1 2 4; do
-  predicted=$(/usr/bin/python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(next(r['step']['seq_per_s'] for r in d['rows'] if r['nodes']==$nodes))" "$sweep")
+  predicted=$("$python" -c "import json,sys; d=json.loads(sys.argv[1]); print(next(r['step']['seq_per_s'] for r in d['rows'] if r['nodes']==$nodes))" "$sweep")
   measured=$(field "${run_of[$nodes]}/results.json" "next(m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName']=='Average throughput')")
   printf '| %5s | %14.1f | %14.1f | %+6.1f%% |\n' "$nodes" "$predicted" "$measured" \
     "$(echo "100 * ($predicted / $measured - 1)" | bc -l)"
@@ -39,4 +39,4 @@ for round in 1 2 3 4 5; do
   sweep_times+=("$(echo "$(date +%s.%N) - $start" | bc)")
 done
 echo "trn-run bert_pretrain --plan --sweep 1-64 (published calibration): $(printf '%s\n' "${sweep_times[@]}" | sort -g | sed -n 3p) s (median of 5; goal under 1 s)"
-echo "calibration: $(/usr/bin/python3 -c "import json,sys; print(json.loads(sys.argv[1])['calibrated_from'])" "$sweep")"
+echo "calibration: $("$python" -c "import json,sys; print(json.loads(sys.argv[1])['calibrated_from'])" "$sweep")"

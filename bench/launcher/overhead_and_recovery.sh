@@ -45,13 +45,13 @@ recover() {
   done_at_kill=$(completed)
   # The first resumed step: a metrics row written by the restarted run.
   second_run_logged() {
-    /usr/bin/python3 -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if sum(1 for r in rows if r.get('first_of_run')) >= 2 else 1)" "$run/metrics.jsonl" 2>/dev/null
+    "$python" -c "import json,sys; rows=[json.loads(l) for l in open(sys.argv[1])]; sys.exit(0 if sum(1 for r in rows if r.get('first_of_run')) >= 2 else 1)" "$run/metrics.jsonl" 2>/dev/null
   }
   wait_until 600 "a step of the resumed run in $run/metrics.jsonl" second_run_logged
   resumed=$(date +%s.%N)
   # Steps lost: the steps completed when the node was lost minus the step the second run resumed
   # from (the step before its first row; a resumed run drops the rows after that step).
-  printf -v "lost_$mode" %s "$(/usr/bin/python3 - "$run/metrics.jsonl" "$done_at_kill" <<'PY'
+  printf -v "lost_$mode" %s "$("$python" - "$run/metrics.jsonl" "$done_at_kill" <<'PY'
 import json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
 restart = [i for i, row in enumerate(rows) if row.get("first_of_run")][1]

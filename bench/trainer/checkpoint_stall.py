@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """What a checkpoint costs the training step, on CPU, side by side in one run.
 
 For each model (tiny, and base: about 88M parameters with this corpus's vocabulary) the trainer
@@ -15,7 +15,7 @@ Goals: stall at most 1% of a step; a checkpoint every step costs at most 5% of t
 On a Trainium or GPU host the step's work is on the device and the writer thread has host
 cores to itself; --train-threads 1 models that on this machine (training on one core, the
 writer on the other).
-Usage: /usr/bin/python3 bench/trainer/checkpoint_stall.py [--tiny-steps N] [--base-steps N]
+Usage: scripts/python bench/trainer/checkpoint_stall.py [--tiny-steps N] [--base-steps N]
        [--train-threads N]
 """
 

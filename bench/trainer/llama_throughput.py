@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """pretrain-lm on CPU: tokens/s and MFU of Llama tiny and 100M, tensor parallel 1 against 2 at
 the same global batch, side by side in one run (docs/llama.md).
 
@@ -12,7 +12,7 @@ attention term) over a peak measured here, since a CPU has no published peak the
 the fp32 matmul rate of as many processes at once, with the same threads each, as the run has.
 The losses of tp 1 and tp 2 must agree (checked), so the comparison is of the same computation.
 
-Usage: /usr/bin/python3 bench/trainer/llama_throughput.py [--repeats N] [--steps N]
+Usage: scripts/python bench/trainer/llama_throughput.py [--repeats N] [--steps N]
 """
 
 import argparse
@@ -31,7 +31,7 @@ sys.path.insert(0, TRAINER)
 from trn_trainer.models.llama_config import llama_config, llama_flops_per_token  # noqa: E402
 
 FORTUNES = "/usr/share/games/fortunes"
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable  # the project's environment (scripts/python), as pytest itself runs in it
 # model: (sequence length, global batch, micro-batch)
 MODELS = {"tiny": (128, 16, 2), "100m": (128, 4, 1)}
 

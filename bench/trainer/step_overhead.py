@@ -1,4 +1,4 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Trainer overhead on CPU: time per optimizer step of the trn_trainer loop against a minimal
 plain-PyTorch loop on the same model, the same initial weights and the same batches.
 
@@ -9,7 +9,7 @@ loops must also compute the same losses (checked), so the difference is loop mac
 batch assembly from the HDF5 shards, metrics.jsonl, progress bookkeeping.
 
 Targets: trainer / plain <= 1.10; data loading < 5% of the trainer's step.
-Usage: /usr/bin/python3 bench/trainer/step_overhead.py [--steps N] [--check]
+Usage: scripts/python bench/trainer/step_overhead.py [--steps N] [--check]
 """
 
 import argparse

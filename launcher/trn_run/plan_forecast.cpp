@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "common/exit_codes.hpp"
+#include "install_layout.hpp"
 #include "step_setup.hpp"
 #include "trn/common/env_names.hpp"
 #include "trn/common/error.hpp"
@@ -74,16 +75,17 @@ void write_png(const std::string& file, const nlohmann::json& sweep,
   // The plotter's messages go to stderr: stdout holds the sweep (--json, --csv) alone.
   process.output_fd = STDERR_FILENO;
   process.extra_env.emplace(env::kPythonPath, trainer_python_path(trainer_dir));
+  // The training environment's Python, which has the trainer's packages; else PATH's python3.
+  const auto venv_bin = training_venv_bin();
+  const std::string python = venv_bin ? (*venv_bin / "python3").string() : "python3";
   const int status = wait_process(start_process(
-      {"python3", "-m", "trn_trainer", "plot-sweep", "--input", json_file, "--output", file},
+      {python, "-m", "trn_trainer", "plot-sweep", "--input", json_file, "--output", file},
       process));
   if (status != 0) {
-    throw Error("--png " + file +
-                ": the plot was not drawn (python3 -m trn_trainer plot-sweep "
-                "exited " +
-                std::to_string(status) +
-                "): is trn_trainer on python3's path, with "
-                "matplotlib (apt-get install python3-matplotlib)?");
+    throw Error("--png " + file + ": the plot was not drawn (" + python +
+                " -m trn_trainer plot-sweep exited " + std::to_string(status) +
+                "): does that Python have matplotlib? Install it into the training environment "
+                "(TRN_TRAINING_VENV) or give one that has it");
   }
   std::cerr << "trn-run: plot in " << file << " (data in " << json_file << ")\n";
 }

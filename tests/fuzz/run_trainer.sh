@@ -7,8 +7,8 @@
 # into tests/fuzz/regressions/<harness>/ once fixed), 2 when atheris is not installed.
 #
 #   tests/fuzz/run_trainer.sh SECONDS [HARNESS...]     (HARNESS: fuzz_metrics, ...)
-# ATHERIS_PYTHON: the interpreter with atheris (default: the venv of docs' setup,
-# /usr/local/lib/trn-atheris/bin/python). FUZZ_WORK: where corpora and crash inputs go (default:
+# ATHERIS_PYTHON: the interpreter with atheris (default: the project's, scripts/python, whose
+# requirements.txt pins atheris). FUZZ_WORK: where corpora and crash inputs go (default:
 # a new temporary folder, kept when something failed).
 set -u
 seconds=${1:?usage: run_trainer.sh SECONDS [HARNESS...]}
@@ -19,10 +19,10 @@ shift
 hang_seconds=${FUZZ_HANG_SECONDS:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-python=${ATHERIS_PYTHON:-/usr/local/lib/trn-atheris/bin/python}
+python=${ATHERIS_PYTHON:-$repo/scripts/python}
 if ! "$python" -c "import atheris" 2>/dev/null; then
-  echo "fuzz: $python cannot import atheris: run scripts/bootstrap (it installs atheris into" \
-       "/usr/local/lib/trn-atheris), or set ATHERIS_PYTHON to an interpreter that has it" >&2
+  echo "fuzz: $python cannot import atheris: run scripts/bootstrap (requirements.txt pins it)," \
+       "or set ATHERIS_PYTHON to an interpreter that has it" >&2
   exit 2
 fi
 work=${FUZZ_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/trn-fuzz.XXXXXX")}

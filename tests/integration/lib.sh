@@ -1,6 +1,13 @@
 # Shared helpers for the integration test scripts (sourced).
 set -euo pipefail
 
+# The project's Python (requirements.txt, scripts/bootstrap): the tests' own checks run it, and it
+# is the training environment (TRN_TRAINING_VENV) trn-run gives the local cluster's jobs, first on
+# PATH for every other launcher and job script too.
+python=$TRN_SOURCE_DIR/scripts/python
+TRN_TRAINING_VENV=$("$python" -c 'import sys; print(sys.prefix)') || exit 2
+export TRN_TRAINING_VENV PATH=$TRN_TRAINING_VENV/bin:$PATH
+
 cluster() { "$TRN_SOURCE_DIR/scripts/cluster" --name "$TRN_TEST_CLUSTER" "$@"; }
 slurm() { cluster exec "$@"; }
 
@@ -8,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [[ $1 == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
 # expect_near GOT WANT TOLERANCE WHAT: numbers (losses) equal to within TOLERANCE, never exactly.
 expect_near() {
-  /usr/bin/python3 -c 'import sys; sys.exit(abs(float(sys.argv[1]) - float(sys.argv[2])) > float(sys.argv[3]))' \
+  "$python" -c 'import sys; sys.exit(abs(float(sys.argv[1]) - float(sys.argv[2])) > float(sys.argv[3]))' \
     "$1" "$2" "$3" || fail "$4: expected $2 (within $3), got $1"
 }
 source "$(dirname "${BASH_SOURCE[0]}")/wait_until.sh"
@@ -133,7 +140,7 @@ slurm_with_tools() { slurm env PATH="$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:
 test_data_dir() { echo "$TRN_BUILD_DIR/tests/integration/data"; }
 
 # A JSON field: json_field FILE EXPRESSION (Python, `d` is the document).
-json_field() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+json_field() { "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 # newest_checkpoint RUN_DIR: the newest committed checkpoint's step (0: none yet).
 newest_checkpoint() { ls "$1" 2>/dev/null | sed -n 's/^ckpt_\([0-9]*\)\.json$/\1/p' | sort -n | tail -n 1 | grep . || echo 0; }
@@ -175,7 +182,7 @@ trainer_resumed_step() {  # OUT RUN MIN
 # An LM corpus for llama_tiny in DIR: the fortunes text, 128-token samples, a 512-token
 # vocabulary, 2 shards.
 prepare_lm_data() {  # DIR
-  PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 -m trn_trainer prepare-lm --input /usr/share/games/fortunes \
+  PYTHONPATH=$TRN_SOURCE_DIR/trainer "$python" -m trn_trainer prepare-lm --input /usr/share/games/fortunes \
     --output "$1" --seq-len 128 --vocab-size 512 --num-shards 2 >/dev/null
   chmod -R a+rX "$1"
 }

@@ -15,6 +15,10 @@ expect_eq() { [[ $1 == "$2" ]] || fail "$3: expected '$2', got '$1'"; }
 : "${TRN_PLUGSTACK_DIR:?}" "${TRN_PACKAGE_PREFIX:?}"
 
 cluster() { "$TRN_SOURCE_DIR/scripts/cluster" --name "$TRN_PKG_CLUSTER" "$@"; }
+# The project's Python (requirements.txt) is the installed trainer's training environment here.
+python=$TRN_SOURCE_DIR/scripts/python
+TRN_TRAINING_VENV=$("$python" -c 'import sys; print(sys.prefix)')
+export TRN_TRAINING_VENV
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/trn-pkgtest.XXXXXX")
 chmod 0755 "$scratch"
 cleanup() {
@@ -50,7 +54,7 @@ done
 tr ',' '\n' <<<"$(field Recommends)" | awk '{print $1}' | grep -qxF libfabric1 ||
   fail "Recommends lacks libfabric1: $(field Recommends)"
 if [[ -z ${TRN_SLURM_ROOT:-} ]]; then
-  next=$(/usr/bin/python3 -c "import sys; a, b = sys.argv[1].split('.'); print(f'{a}.{int(b) + 1:02d}')" "$TRN_SLURM_MAJOR_MINOR")
+  next=$("$python" -c "import sys; a, b = sys.argv[1].split('.'); print(f'{a}.{int(b) + 1:02d}')" "$TRN_SLURM_MAJOR_MINOR")
   for bound in ">= $TRN_SLURM_MAJOR_MINOR" "<< $next~"; do
     grep -qF "slurm-wlm-basic-plugins ($bound)" <<<"$depends" ||
       fail "Depends does not pin Debian's Slurm to $TRN_SLURM_MAJOR_MINOR ($bound): $depends"
@@ -101,11 +105,11 @@ grep -q "^exec $TRN_PACKAGE_PREFIX/bin/trn-health --slurm " "$prefix/sbin/trn-he
 # --- the installed launcher finds the installed profiles and trainer -------------------------
 plan=$(env -u TRN_PROFILE_PATH -u XDG_CONFIG_HOME -u SLURM_JOB_ID HOME="$scratch" \
   "$prefix/bin/trn-launcher" run bert_tiny --nodes 2 --plan --json)
-expect_eq "$(/usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['profile_file'])" <<<"$plan")" \
+expect_eq "$("$python" -c "import json,sys; print(json.load(sys.stdin)['profile_file'])" <<<"$plan")" \
   "$share/profiles/bert_tiny.yaml" "profile file the installed launcher used"
-expect_eq "$(/usr/bin/python3 -c "import json,sys; d=json.load(sys.stdin); print(d['nodes'], d['global_batch'])" <<<"$plan")" \
+expect_eq "$("$python" -c "import json,sys; d=json.load(sys.stdin); print(d['nodes'], d['global_batch'])" <<<"$plan")" \
   "2 64" "installed plan nodes and global batch"
-PYTHONPATH=$share/trainer /usr/bin/python3 -m trn_trainer --version >/dev/null || fail "the installed trainer does not start"
+PYTHONPATH=$share/trainer "$python" -m trn_trainer --version >/dev/null || fail "the installed trainer does not start"
 "$prefix/bin/trn-topo" --no-fabric >/dev/null || fail "the installed trn-topo does not run"
 "$prefix/bin/trn-cache" --help >/dev/null || fail "the installed trn-cache does not run"
 "$prefix/bin/trn-health" --fsroot "$TRN_SOURCE_DIR/tests/fixtures/trn1.32xlarge" >/dev/null ||

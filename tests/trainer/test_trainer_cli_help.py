@@ -1,6 +1,6 @@
 """`python3 -m trn_trainer [COMMAND ...] --help` prints, byte for byte, what tests/trainer/golden/help/
 holds: the command line does not change when the modules behind it move. After a deliberate change
-to the options, record them again with `/usr/bin/python3 tests/trainer/test_trainer_cli_help.py --record`
+to the options, record them again with `scripts/python tests/trainer/test_trainer_cli_help.py --record`
 (the same invocation as the test's)."""
 
 import os

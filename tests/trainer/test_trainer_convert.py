@@ -91,14 +91,14 @@ def test_a_safetensors_file_built_from_the_specification_reads_back(tmp_path):
                                            ("f32", "F32", [2, 3], spec_bytes(expected["f32"])),
                                            ("empty", "F32", [0, 4], b""),
                                            ("i64", "I64", [2], spec_bytes(expected["i64"]))], pad=5)
-    read = safetensors_file.read(tmp_path / "a.safetensors")
+    read = safetensors_file.load(tmp_path / "a.safetensors")
     assert sorted(read) == sorted(expected)
     for name, tensor in expected.items():
         assert read[name].dtype == tensor.dtype and torch.equal(read[name], tensor), name
     assert read["f32"][1, 0].item() == 1.5
 
-    # Our writer lays the bytes out as the specification says, read here without our reader.
-    safetensors_file.write(read, tmp_path / "b.safetensors")
+    # save lays the bytes out as the specification says, read here without the library.
+    safetensors_file.save(read, tmp_path / "b.safetensors")
     raw = (tmp_path / "b.safetensors").read_bytes()
     (length,) = struct.unpack("<Q", raw[:8])
     header = json.loads(raw[8:8 + length])
@@ -123,12 +123,12 @@ def test_hugging_face_to_shards_and_back_is_exact(tmp_path):
     assert convert("split", "--input", source, "--output", tmp_path / "tp2", "--tensor-parallel", 2) == 0
     index = json.loads((tmp_path / "tp2" / "tp_weights.json").read_text())
     assert index["tensor_parallel"] == 2 and index["model"] == "tiny"
-    rank1 = safetensors_file.read(tmp_path / "tp2" / "model.tp1.safetensors")
+    rank1 = safetensors_file.load(tmp_path / "tp2" / "model.tp1.safetensors")
     assert torch.equal(rank1["model.layers.0.mlp.down_proj.weight"],
                        state["model.layers.0.mlp.down_proj.weight"][:, 64:])  # row-parallel: input half
 
     assert convert("merge", "--input", tmp_path / "tp2", "--output", tmp_path / "merged") == 0
-    merged = safetensors_file.read(tmp_path / "merged" / "model.safetensors")
+    merged = safetensors_file.load(tmp_path / "merged" / "model.safetensors")
     assert sorted(merged) == sorted(state)
     assert all(merged[n].dtype == torch.bfloat16 and torch.equal(merged[n], state[n]) for n in state)
     assert json.loads((tmp_path / "merged" / "config.json").read_text()) == HF_CONFIG
@@ -142,7 +142,7 @@ def test_hugging_face_to_shards_and_back_is_exact(tmp_path):
     assert convert("split", "--input", tmp_path / "bin", "--output", tmp_path / "tp4",
                    "--tensor-parallel", 4) == 0
     assert convert("merge", "--input", tmp_path / "tp4", "--output", tmp_path / "again") == 0
-    again = safetensors_file.read(tmp_path / "again" / "model.safetensors")
+    again = safetensors_file.load(tmp_path / "again" / "model.safetensors")
     assert all(torch.equal(again[n], state[n].float()) for n in state)
 
 
@@ -164,7 +164,7 @@ def step_loss(model, data, consumed):
 
 def merged_model(folder, vocab_size=400):
     model = LlamaForCausalLM(llama_config("tiny", vocab_size))
-    model.load_state_dict(safetensors_file.read(os.path.join(folder, "model.safetensors")))
+    model.load_state_dict(safetensors_file.load(os.path.join(folder, "model.safetensors")))
     return model
 
 
@@ -226,7 +226,8 @@ def _broken(tmp_path, what):
      "--tensor-parallel 3 cannot split the model of"),
     ("no weights", [], 2, "no weights (model.safetensors, pytorch_model.bin"),
     ("config not json", [], 3, "config.json: not a JSON file"),
-    ("header length", [], 3, "model.safetensors: not a safetensors file (a header of 1099511627776 bytes"),
+    ("header length", [], 3,
+     "model.safetensors: not a safetensors file (SafetensorError: Error while deserializing header"),
     ("missing tensor", [], 4, "missing lm_head.weight; give the weights that go with its config.json"),
     ("wrong shape", [], 4, "model.norm.weight is (32,), not (64,)"),
     ("tied", [], 4, "config.json: tie_word_embeddings True: this trainer's Llama has tie_word_embeddings"),

@@ -10,7 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 TRAINER = os.path.join(ROOT, "trainer")
 HELPERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers")
 FORTUNES = "/usr/share/games/fortunes"
-PYTHON = "/usr/bin/python3"
+PYTHON = sys.executable  # the project's environment (scripts/python), as pytest itself runs in it
 DIST_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT",
              "NEURON_EXTRACT_GRAPHS_ONLY")
 
@@ -85,3 +85,17 @@ def pretrain_args(data, output, *extra, steps=4, micro=2, global_batch=8):
     return ["pretrain", "--data", data, "--output", output, "--model", "tiny", "--micro-batch",
             str(micro), "--global-batch", str(global_batch), "--steps", str(steps), "--log-every", "1",
             "--no-plot"] + list(extra)
+
+
+def bert_inputs(cfg, batch=3, seq=16, preds=4, seed=0):
+    """(ids, segments, attention mask, masked positions) of a small BERT batch: one padded sample."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(5, cfg.vocab_size, (batch, seq), generator=g)
+    mask = torch.ones(batch, seq, dtype=torch.long)
+    mask[0, 10:] = 0
+    seg = torch.zeros(batch, seq, dtype=torch.long)
+    seg[:, 8:] = 1
+    pos = torch.stack([torch.randperm(seq - 1, generator=g)[:preds] + 1 for _ in range(batch)])
+    return ids, seg, mask, pos

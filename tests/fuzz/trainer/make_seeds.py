@@ -2,7 +2,7 @@
 HDF5 shards, checkpoint shards and manifests, configs), each with the leading bytes its harness
 reads as the mode. Run it again after a format changes, and commit what it writes:
 
-  PYTHONPATH=trainer /usr/bin/python3 tests/fuzz/trainer/make_seeds.py"""
+  PYTHONPATH=trainer scripts/python tests/fuzz/trainer/make_seeds.py"""
 
 import json
 import os

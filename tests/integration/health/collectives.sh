@@ -19,7 +19,7 @@ step() {  # step ENV...: trn-health --step --json on the 3 nodes with the double
 }
 # check REPORTS PYTHON: asserts on {node: {check: (status, evidence)}} as `r`
 check() {
-  /usr/bin/python3 - "$1" "$(node 1)" "$(node 2)" "$(node 3)" "$2" <<'PY' || fail "reports: $1"
+  "$python" - "$1" "$(node 1)" "$(node 2)" "$(node 3)" "$2" <<'PY' || fail "reports: $1"
 import json, sys
 out, n1, n2, n3, test = sys.argv[1:]
 tasks = {}  # srun --label cuts lines at 1024 bytes: join each task's pieces

@@ -41,7 +41,7 @@ grep -q 'trn-run: going on with the 2 healthy node(s)' <<<"$out" || fail "did no
 expect_eq "$(json_field "$gated/results.json" "d['results']['parameters']['world_size']")" 2 "world size after the gate"
 expect_eq "$(json_field "$gated/results.json" "d['phases']['health']['excluded']")" "['$(node 2)']" "excluded nodes"
 expect_eq "$(json_field "$gated/plan.json" "d['nodes']")" 2 "planned nodes"
-/usr/bin/python3 - "$clean" "$gated" <<'PY'
+"$python" - "$clean" "$gated" <<'PY'
 import json, sys
 curves = [[json.loads(line)["loss"] for line in open(run + "/metrics.jsonl")] for run in sys.argv[1:]]
 assert len(curves[0]) == len(curves[1]) > 0, [len(c) for c in curves]

@@ -22,7 +22,7 @@ out=$(slurm_with_tools srun --label --nodes=3 --ntasks=3 --ntasks-per-node=1 --k
   2>/dev/null) || true  # srun's own messages (stderr) may land inside a line
 elapsed=$((SECONDS - start))
 
-/usr/bin/python3 - "$out" "$(node 1)" "$(node 2)" "$(node 3)" <<'PY' || fail "reports: $out"
+"$python" - "$out" "$(node 1)" "$(node 2)" "$(node 3)" <<'PY' || fail "reports: $out"
 import json, sys
 out, n1, n2, n3 = sys.argv[1:]
 tasks = {}  # srun --label cuts lines at 1024 bytes: join each task's pieces

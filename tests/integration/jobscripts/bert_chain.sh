@@ -24,7 +24,7 @@ expect_eq "$(job_end_state "$job2")" COMPLETED "phase 2 state"
 grep -q "initialized from $run1/ckpt_4.pt (its model weights; a fresh optimizer and schedule, step 0)" \
   "$scratch/bert-ph2-$job2.out" ||
   fail "phase 2 did not start from phase 1's final checkpoint: $(cat "$scratch/bert-ph2-$job2.out")"
-/usr/bin/python3 - "$run1" "$run2" <<'PY'
+"$python" - "$run1" "$run2" <<'PY'
 import json, sys
 run1, run2 = sys.argv[1:]
 steps = [json.loads(line) for line in open(f"{run2}/metrics.jsonl")]

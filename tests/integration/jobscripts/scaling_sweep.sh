@@ -28,7 +28,7 @@ for f in scaling.md scaling.json scaling.png; do
   [[ -s $sweep/$f ]] || { cat "$sweep"/logs/collect-*.out; fail "the collector wrote no $f"; }
 done
 cat "$sweep/scaling.md"
-/usr/bin/python3 - "$sweep" <<'PY'
+"$python" - "$sweep" <<'PY'
 import json, struct, sys
 sweep = sys.argv[1]
 rows = {r["nodes"]: r for r in json.load(open(f"{sweep}/scaling.json"))["runs"]}

@@ -6,7 +6,7 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 data=$scratch/data
-/usr/bin/python3 "$TRN_SOURCE_DIR/tests/trainer/helpers/finetune_dataset.py" "$data"
+"$python" "$TRN_SOURCE_DIR/tests/trainer/helpers/finetune_dataset.py" "$data"
 chmod -R a+rX "$data"
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" \
   trn-run bert_finetune --data "$data" --output-root "$scratch/runs")
@@ -22,13 +22,13 @@ expect_eq "$(json_field "$run/results.json" "d['plan']['grad_accum']")" 2 "resul
 
 # The profile's command, on this machine with torchrun: 2 processes, a static rendezvous on a
 # free port (Debian's torch 1.13 needs -r/-t set explicitly on Python 3.11).
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 -m torch.distributed.run --nnodes 1 --node_rank 0 \
+port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PYTHONPATH=$TRN_SOURCE_DIR/trainer "$python" -m torch.distributed.run --nnodes 1 --node_rank 0 \
   --master_addr 127.0.0.1 --master_port "$port" --nproc_per_node 2 -r 1 -t 1 -m trn_trainer finetune \
   --train "$data/train.csv" --eval "$data/eval.csv" --vocab "$data/vocab.txt" --output "$scratch/torchrun" \
   --model tiny --seq-len 32 --micro-batch 4 --global-batch 16 --epochs 3 --lr 2e-3 --warmup 4 \
   --seed 12345 >"$scratch/torchrun.out" 2>&1 || { tail -n 30 "$scratch/torchrun.out"; fail "torchrun finetune"; }
-/usr/bin/python3 - "$run" "$scratch/torchrun" <<'PY' || fail "metrics of the Slurm job and of torchrun"
+"$python" - "$run" "$scratch/torchrun" <<'PY' || fail "metrics of the Slurm job and of torchrun"
 import json, sys
 rows = [[json.loads(line) for line in open(run + "/metrics.jsonl")] for run in sys.argv[1:]]
 assert [len(r) for r in rows] == [3, 3], [len(r) for r in rows]

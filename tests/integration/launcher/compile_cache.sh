@@ -24,7 +24,7 @@ first=$(run_job -- "${args[@]}")
 expect_eq "$(exit_code "$first")" "0:0" "exit of the first run"
 expect_eq "$(compiles)" 1 "compiler invocations after the first run"
 expect_eq "$(json_field "$scratch/runs/bert_tiny-$first/compile.json" "d['outcome']")" compiled "first compile outcome"
-shared_done=$("$TRN_BUILD_DIR/bin/trn-cache" status --root "$scratch/shared" --json | /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['done']['entries'])")
+shared_done=$("$TRN_BUILD_DIR/bin/trn-cache" status --root "$scratch/shared" --json | "$python" -c "import json,sys; print(json.load(sys.stdin)['done']['entries'])")
 [[ $shared_done -ge 1 ]] || fail "no complete entries were pushed to the shared tier"
 
 # A node whose local tier is empty (a replaced instance) gets the entries back from the shared one.

@@ -31,9 +31,9 @@ expect_eq "$(json_field "$run/watch/attempt-1/rank2.beat" "d['node']")" "$(node 
 resumed=$(json_field "$run/results.json" "d['phases']['recoveries'][0]['resumed_from_step']")
 ((resumed >= 4)) || { cat "$out"; fail "the restart started from step $resumed, not from checkpoint 4 or later"; }
 
-PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 -m trn_trainer pretrain-lm --data "$data" --output "$scratch/single" \
+PYTHONPATH=$TRN_SOURCE_DIR/trainer "$python" -m trn_trainer pretrain-lm --data "$data" --output "$scratch/single" \
   --model tiny --micro-batch 2 --global-batch 16 --steps "$steps" --lr 1e-3 --warmup 2 --seed 12345 >/dev/null
-/usr/bin/python3 - "$run" "$scratch/single" "$steps" <<'PY' || fail "loss curves"
+"$python" - "$run" "$scratch/single" "$steps" <<'PY' || fail "loss curves"
 import json, sys
 def curve(run):  # the last loss logged for each step: a resumed run logs the steps it redid again
     losses = {}

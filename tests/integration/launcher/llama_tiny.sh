@@ -15,9 +15,9 @@ grep -q "^world size        4 = tp 2 x pp 1 x dp 2" "$scratch/trn-run-$job.out" 
 grep -q "tp 2 x dp 2" "$scratch/trn-run-$job.out" || fail "the trainer did not run tp 2 x dp 2"
 expect_eq "$(ls "$run"/logs/train_*_2.log | wc -l)" 2 "per-node training logs"
 
-PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 -m trn_trainer pretrain-lm --data "$data" --output "$scratch/single" \
+PYTHONPATH=$TRN_SOURCE_DIR/trainer "$python" -m trn_trainer pretrain-lm --data "$data" --output "$scratch/single" \
   --model tiny --micro-batch 2 --global-batch 16 --steps 8 --lr 1e-3 --warmup 2 --seed 12345 >/dev/null
-/usr/bin/python3 - "$run" "$scratch/single" <<'PY' || fail "loss curves"
+"$python" - "$run" "$scratch/single" <<'PY' || fail "loss curves"
 import json, sys
 curves = [[json.loads(line)["loss"] for line in open(run + "/metrics.jsonl")] for run in sys.argv[1:]]
 assert len(curves[0]) == len(curves[1]) == 8, [len(c) for c in curves]

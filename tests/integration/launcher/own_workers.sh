@@ -90,7 +90,7 @@ expect_eq "$(json_field "$mpi_run/plan.json" "d['nodes']")" $nodes "the MPI run'
 # One world of 3 ranks, not 3 hosts that each trained alone (whose losses would be the same:
 # training is world-size invariant): each rank's own heartbeat names its rank and node, and the
 # trainer's results.json its world size.
-/usr/bin/python3 - "$batch_run" "$sm_run" "$mpi_run" <<'PY' || fail "the world each rank saw"
+"$python" - "$batch_run" "$sm_run" "$mpi_run" <<'PY' || fail "the world each rank saw"
 import glob, json, sys
 for run in sys.argv[1:]:
     beats = [json.load(open(path)) for path in glob.glob(run + "/watch/attempt-0/**/rank*.beat", recursive=True)]
@@ -99,7 +99,7 @@ for run in sys.argv[1:]:
     print("%s: world %d, ranks %s" % (run.rsplit("/", 1)[-1], world, ranks))
     assert world == 3 and [r for r, _ in ranks] == [0, 1, 2] and len({n for _, n in ranks}) == 3, (run, world, ranks)
 PY
-/usr/bin/python3 - "$slurm_run" "$batch_run" "$sm_run" "$mpi_run" "$local_run" <<'PY' || fail "loss curves"
+"$python" - "$slurm_run" "$batch_run" "$sm_run" "$mpi_run" "$local_run" <<'PY' || fail "loss curves"
 import json, sys
 curves = [[json.loads(line)["loss"] for line in open(run + "/metrics.jsonl")] for run in sys.argv[1:]]
 assert all(len(c) == 8 for c in curves), [len(c) for c in curves]

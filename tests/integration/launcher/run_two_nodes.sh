@@ -7,7 +7,7 @@ cd "$scratch"
 # A training environment as the cluster install makes one (TRN_TRAINING_VENV): its python3, a
 # wrapper that records each start, must be the one every worker runs.
 mkdir -p "$scratch/venv/bin"
-printf '#!/bin/sh\necho "$(hostname) $$" >>"%s"\nexec /usr/bin/python3 "$@"\n' "$scratch/venv-starts" >"$scratch/venv/bin/python3"
+printf '#!/bin/sh\necho "$(hostname) $$" >>"%s"\nexec "%s" "$@"\n' "$scratch/venv-starts" "$TRN_TRAINING_VENV/bin/python3" >"$scratch/venv/bin/python3"
 chmod +x "$scratch/venv/bin/python3"
 job=$(TRN_TRAINING_VENV=$scratch/venv slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" \
   trn-run bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps 10)

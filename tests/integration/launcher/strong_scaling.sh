@@ -30,7 +30,7 @@ done
 expect_eq "$(grep -c '^forecast: none (CPU nodes have no published calibration: pass --calibrate' "$scratch/trn-run-$first_job.out")" 1 \
   "the uncalibrated 1-node plan's forecast line"
 for nodes in 2 4; do
-  /usr/bin/python3 - "${run_of[$nodes]}" "${run_of[1]}" "$nodes" <<'PY' || fail "forecast of the $nodes-node run"
+  "$python" - "${run_of[$nodes]}" "${run_of[1]}" "$nodes" <<'PY' || fail "forecast of the $nodes-node run"
 import json, sys
 run, calibration, nodes = sys.argv[1], sys.argv[2], sys.argv[3]
 d = json.load(open(run + "/results.json"))
@@ -46,7 +46,7 @@ done
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=1 -D "$scratch" \
   trn-run bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --steps $steps --calibrate "${run_of[1]}")
 wait_job "$job" >/dev/null || { cat "$scratch/trn-run-$job.out"; fail "the second 1-node job failed"; }
-/usr/bin/python3 - "$scratch/runs/bert_tiny-$job" <<'PY' || fail "forecast of the second 1-node run"
+"$python" - "$scratch/runs/bert_tiny-$job" <<'PY' || fail "forecast of the second 1-node run"
 import json, sys
 d = json.load(open(sys.argv[1] + "/results.json"))
 measured = next(m["MeasuredValue"] for m in d["results"]["metrics"] if m["MetricName"] == "Average throughput")
@@ -55,8 +55,8 @@ error = predicted / measured - 1
 print("forecast of a second 1-node run: %.1f seq/s predicted, %.1f measured (%+.1f%%)" % (predicted, measured, 100 * error))
 sys.exit(0 if abs(error) < 0.5 else "the forecast misses the measured throughput by %+.0f%% (bound 50%%)" % (100 * error))
 PY
-losses() { /usr/bin/python3 -c "import json,sys; print(' '.join('%.6f' % json.loads(l)['loss'] for l in open(sys.argv[1])))" "$1/metrics.jsonl"; }
-/usr/bin/python3 - "${run_of[1]}" "${run_of[2]}" "${run_of[4]}" <<'PY'
+losses() { "$python" -c "import json,sys; print(' '.join('%.6f' % json.loads(l)['loss'] for l in open(sys.argv[1])))" "$1/metrics.jsonl"; }
+"$python" - "${run_of[1]}" "${run_of[2]}" "${run_of[4]}" <<'PY'
 import json, sys
 curves = [[json.loads(line)["loss"] for line in open(run + "/metrics.jsonl")] for run in sys.argv[1:]]
 assert all(len(c) == len(curves[0]) for c in curves), [len(c) for c in curves]

@@ -30,7 +30,7 @@ done
 # The committed checkpoint stays readable for the next job: the trainer loads it.
 newest=$(newest_checkpoint "$run")
 ((newest >= committed)) || fail "checkpoint $committed is gone (newest now $newest)"
-PYTHONPATH=$TRN_SOURCE_DIR/trainer /usr/bin/python3 - "$run" "$newest" <<'PY' || fail "checkpoint $newest cannot be loaded"
+PYTHONPATH=$TRN_SOURCE_DIR/trainer "$python" - "$run" "$newest" <<'PY' || fail "checkpoint $newest cannot be loaded"
 import sys
 from trn_trainer.checkpoint.restore import load_newest
 from trn_trainer.checkpoint.tiers import Tiers

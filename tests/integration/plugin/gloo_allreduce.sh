@@ -12,7 +12,7 @@ run() {  # run TASKS_PER_NODE: every rank must see the sum of 1..world
   local per_node=$1 world out expected
   world=$((2 * per_node))
   expected=$((world * (world + 1) / 2))
-  out=$(pslurm srun -N2 --ntasks-per-node="$per_node" --chdir="$scratch" /usr/bin/python3 gloo_allreduce.py)
+  out=$(pslurm srun -N2 --ntasks-per-node="$per_node" --chdir="$scratch" "$python" gloo_allreduce.py)
   echo "$out"
   expect_eq "$(grep -c "world=$world .* sum=$expected\$" <<<"$out")" "$world" "ranks that saw sum=$expected ($per_node per node)"
   expect_eq "$(grep -o 'host=[^ ]*' <<<"$out" | sort -u | wc -l)" 2 "distinct hosts of the ranks"

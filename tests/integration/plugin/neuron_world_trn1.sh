@@ -28,7 +28,7 @@ fi
 # being told --fsroot: 32 workers per trn1.32xlarge node, not this machine's CPUs.
 plan=$(pslurm salloc -N2 --exclusive "$TRN_BUILD_DIR/bin/trn-run" bert_pretrain --plan --json 2>"$scratch/salloc.err") ||
   fail "trn-run --plan in a job: $(cat "$scratch/salloc.err")"
-expect_eq "$(/usr/bin/python3 -c 'import json,sys; p=json.load(sys.stdin); print(p["instance_type"], p["workers_per_node"])' <<<"$plan")" \
+expect_eq "$("$python" -c 'import json,sys; p=json.load(sys.stdin); print(p["instance_type"], p["workers_per_node"])' <<<"$plan")" \
   "trn1.32xlarge 32" "the plan in a job of the plugin's recorded nodes"
 
 # Without the plugin, trn-run's tasks start through trn-launcher slurm-task: the same environment.

@@ -7,8 +7,11 @@ trn_run=$1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-# Debian's python3 (matplotlib) draws the --png plot; no Slurm here.
-run() { env -u SLURM_JOB_ID PATH="/usr/bin:$PATH" "$trn_run" "$@" 2>"$out/stderr"; }
+# The project's Python environment, as the training environment, draws the --png plot; no Slurm
+# here.
+TRN_TRAINING_VENV=$("$(dirname "$0")/../../../scripts/python" -c 'import sys; print(sys.prefix)')
+export TRN_TRAINING_VENV
+run() { env -u SLURM_JOB_ID "$trn_run" "$@" 2>"$out/stderr"; }
 trn1=(bert_pretrain --plan --nodes 1 --instance-type trn1.32xlarge)
 
 first=$(run "${trn1[@]}" | head -n 1) || fail "plan: $(cat "$out/stderr")"
