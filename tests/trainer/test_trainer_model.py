@@ -1,12 +1,9 @@
-import importlib.util
-
-import pytest
 import torch
-import torch.nn.functional as F
 
 from trn_trainer.models.bert_config import flops_per_sequence, model_config
 from trn_trainer.models.dropout import DropoutContext, SampleDropout, sample_seeds
 from trn_trainer.models.bert import BertForPreTraining
+from trainer_testlib import bert_inputs
 
 # Parameter names of Hugging Face's BertForPreTraining for one encoder layer and the heads.
 HF_LAYER = [
@@ -27,17 +24,6 @@ HF_OTHER = [
 ]
 
 
-def _inputs(cfg, batch=3, seq=16, preds=4, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    ids = torch.randint(5, cfg.vocab_size, (batch, seq), generator=g)
-    mask = torch.ones(batch, seq, dtype=torch.long)
-    mask[0, 10:] = 0
-    seg = torch.zeros(batch, seq, dtype=torch.long)
-    seg[:, 8:] = 1
-    pos = torch.stack([torch.randperm(seq - 1, generator=g)[:preds] + 1 for _ in range(batch)])
-    return ids, seg, mask, pos
-
-
 def test_state_dict_uses_hugging_face_names_and_tied_weights():
     cfg = model_config("tiny", 300, 0.1)
     model = BertForPreTraining(cfg)
@@ -54,7 +40,7 @@ def test_masked_position_head_equals_full_sequence_head():
     cfg = model_config("tiny", 300, 0.0)
     torch.manual_seed(0)
     model = BertForPreTraining(cfg).eval()
-    ids, seg, mask, pos = _inputs(cfg)
+    ids, seg, mask, pos = bert_inputs(cfg)
     mlm, nsp = model(ids, seg, mask, pos)
     hidden, _ = model.bert(ids, seg, mask)
     full = model.cls.predictions(hidden)  # every position, as Hugging Face computes it
@@ -85,33 +71,3 @@ def test_per_sample_dropout_ignores_batch_composition():
 def test_mfu_flops_formula():
     cfg = model_config("large", 30522, 0.1)
     assert flops_per_sequence(cfg, 128) == 12 * 24 * 1024 * 128 * (6 * 1024 + 128)
-
-
-@pytest.mark.skipif(importlib.util.find_spec("transformers") is None,
-                    reason="transformers is not installed on this machine (Debian has no package); "
-                           "runs where it is, e.g. the GPU machine")
-def test_native_and_hugging_face_models_give_the_same_outputs():
-    import transformers
-
-    from trn_trainer.models.hf_bert import HfBertForPreTraining
-
-    cfg = model_config("tiny", 300, 0.0)
-    torch.manual_seed(0)
-    native = BertForPreTraining(cfg).eval()
-    wrapped = HfBertForPreTraining(cfg).eval()
-    missing, unexpected = wrapped.load_state_dict(native.state_dict(), strict=False)
-    # Buffers and tied aliases differ between transformers versions; parameters must all match.
-    assert set(missing) <= {"bert.embeddings.position_ids", "bert.embeddings.token_type_ids"}
-    assert set(unexpected) <= {"cls.predictions.decoder.bias"}
-    hf_params = dict(wrapped.named_parameters())
-    assert set(hf_params) == set(dict(native.named_parameters()))
-    ids, seg, mask, pos = _inputs(cfg)
-    mlm_n, nsp_n = native(ids, seg, mask, pos)
-    mlm_h, nsp_h = wrapped(ids, seg, mask, pos)
-    assert torch.allclose(mlm_n, mlm_h, atol=1e-5) and torch.allclose(nsp_n, nsp_h, atol=1e-5)
-    # and the full Hugging Face forward agrees at the masked positions
-    out = wrapped.hf(input_ids=ids, token_type_ids=seg, attention_mask=mask)
-    full = torch.gather(out.prediction_logits, 1, pos.unsqueeze(-1).expand(-1, -1, 300))
-    assert torch.allclose(full, mlm_n, atol=1e-5)
-    assert isinstance(wrapped.hf, transformers.BertForPreTraining)
-    assert F.softmax(nsp_h, -1).shape == (3, 2)

@@ -1,4 +1,4 @@
-"""Progress lines, metrics.jsonl, results.json and TensorBoard events (rank 0 writes them)."""
+"""Progress lines, metrics.jsonl and results.json (rank 0 writes them)."""
 
 import datetime
 import json
@@ -52,28 +52,6 @@ class MetricsFile:
 
     def close(self):
         self.file.close()
-
-
-class TensorBoard:
-    def __init__(self, directory, purge_step, say):
-        self.writer = None
-        try:
-            from torch.utils.tensorboard import SummaryWriter
-        except Exception as e:  # Debian's torch has no tensorboard package
-            say(f"info: TensorBoard event files skipped (torch.utils.tensorboard unavailable: {e})")
-            return
-        self.writer = SummaryWriter(log_dir=directory, purge_step=purge_step)
-
-    def write(self, row):
-        if self.writer is None:
-            return
-        for key in ("loss", "mlm_loss", "nsp_loss", "lr", "seq_per_s", "grad_norm"):
-            if row.get(key) is not None:
-                self.writer.add_scalar(f"train/{key}", row[key], row["step"])
-
-    def close(self):
-        if self.writer is not None:
-            self.writer.close()
 
 
 def format_duration(seconds):

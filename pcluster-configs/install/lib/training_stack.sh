@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # The Python training stack (torch-neuronx, torch-xla, neuronx-cc, neuronx-distributed, the
-# trainer's numpy and h5py) in one virtual environment per compute node (sourced, not run).
+# trainer's numpy, h5py, safetensors and tensorboard) in one virtual environment per compute node
+# (sourced, not run).
 # trn-run puts its bin directory first on the training and compile steps' PATH.
 
 # Every pip requirement, one per line, in install order.

@@ -17,7 +17,7 @@ out=$(bash "$install" --dry-run --test-root "$work/root")
 [[ -z $(find "$work/root" -mindepth 1 2>/dev/null) ]] || fail "--dry-run changed $(find "$work/root" -mindepth 1 | head -3)"
 grep -qx "Neuron SDK $TRN_NEURON_SDK_VERSION" <<<"$out" || fail "no SDK line: $out"
 for pin in "$TRN_PIP_TORCH" "$TRN_PIP_TORCH_XLA" "$TRN_PIP_TORCH_NEURONX" "$TRN_PIP_LIBNEURONXLA" \
-  "$TRN_PIP_NEURONX_CC" "$TRN_PIP_NEURONX_DISTRIBUTED" numpy h5py \
+  "$TRN_PIP_NEURONX_CC" "$TRN_PIP_NEURONX_DISTRIBUTED" numpy h5py safetensors tensorboard \
   "aws-neuronx-dkms=$TRN_NEURON_DKMS_VERSION" "aws-neuronx-runtime-lib=$TRN_NEURON_RUNTIME_VERSION" \
   "aws-neuronx-collectives=$TRN_NEURON_COLLECTIVES_VERSION" "aws-neuronx-tools=$TRN_NEURON_TOOLS_VERSION"; do
   grep -qxF "  $pin" <<<"$out" || fail "'$pin' is not listed: $out"

@@ -4,23 +4,19 @@ Its dropout uses the framework's random generator, so with dropout > 0 the stron
 equivalence holds only for the native implementation.
 """
 
-import importlib.util
-
 import torch
 
 from ..errors import UsageError
 
 
-def transformers_available():
-    return importlib.util.find_spec("transformers") is not None
-
-
 class HfBertForPreTraining(torch.nn.Module):
     def __init__(self, cfg):
         super().__init__()
-        if not transformers_available():
-            raise UsageError("--model-impl hf: transformers is not importable; use --model-impl native")
-        import transformers
+        try:
+            import transformers
+        except ImportError as e:
+            raise UsageError(f"--model-impl hf: transformers cannot be imported ({e}); install it "
+                             "(requirements.txt) or use --model-impl native") from None
 
         hf_cfg = transformers.BertConfig(**cfg.to_dict())
         self.config = cfg

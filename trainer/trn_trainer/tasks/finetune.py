@@ -28,6 +28,7 @@ from ..metrics import MetricsFile
 from ..models.bert_classifier import BertForSequenceClassification
 from ..models.dropout import sample_seeds
 from ..parallel.reduction import GradientReducer
+from ..tensorboard_events import TensorBoardEvents
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, build_optimizer, warmup_steps
 from .finetune_init import load_weights
@@ -38,6 +39,8 @@ from .finetune_setup import check_inputs
 # Under trn-run's compile phase: two optimizer steps give the first step's graphs and the steady
 # state's (the optimizer state exists from the second on).
 EXTRACT_STEPS = 2
+# A finetune run's TensorBoard scalars: its metrics.jsonl row of each epoch, at the epoch's last step.
+FINETUNE_SCALARS = ("train_loss", "eval_loss", "eval_accuracy", "lr", "samples_per_s")
 
 
 class Finetune:
@@ -144,6 +147,8 @@ class Finetune:
         args, extract = self.args, extracting_graphs_only()
         main = self.env.is_main and not extract
         metrics = MetricsFile(os.path.join(args.output, "metrics.jsonl"), 0) if main else None
+        events = (TensorBoardEvents(os.path.join(args.output, "tensorboard"), 0)
+                  if main and not args.no_tensorboard else None)
         rows, train_s = [], 0.0
         heartbeat.step_done(0)
         epochs, steps = max(args.epochs, 1), self.steps_per_epoch if args.epochs else 0
@@ -172,11 +177,15 @@ class Finetune:
             rows.append(row)
             if main:
                 metrics.write(row)
+            if events is not None:
+                events.step(row["step"], {key: row[key] for key in FINETUNE_SCALARS})
             self.say(f"epoch {row['epoch']}/{args.epochs} | train loss "
                      f"{'-' if row['train_loss'] is None else format(row['train_loss'], '.4f')} | eval loss "
                      f"{eval_loss:.4f} | accuracy {accuracy:.4f}")
         if main:
             metrics.close()
+            if events is not None:
+                events.close()
             model_file = save_model(args, self.weights.state(), self.labels, self.config)
             write_report(self, rows, train_s)
             last = rows[-1]

@@ -24,6 +24,11 @@ def _device_args(p):
                    help="auto: bf16 on CUDA/XLA, fp32 on CPU")
 
 
+def _tensorboard_arg(p):
+    p.add_argument("--no-tensorboard", action="store_true",
+                   help="write no TensorBoard event files (default: OUTPUT/tensorboard)")
+
+
 def _checkpoint_tier_args(p):
     """Where checkpoints go besides --output, and how (docs/checkpoints.md#tiers)."""
     p.add_argument("--checkpoint-local-dir",
@@ -96,7 +101,7 @@ def add_pretrain(sub):
     p.add_argument("--peak-tflops", type=float, default=None,
                    help="peak TFLOP/s per process for MFU (default: known accelerators; n/a on CPU)")
     p.add_argument("--no-resume", action="store_true", help="ignore checkpoints in --output")
-    p.add_argument("--no-tensorboard", action="store_true")
+    _tensorboard_arg(p)
     p.add_argument("--no-plot", action="store_true", help="skip metrics.png")
 
 
@@ -128,6 +133,7 @@ def add_finetune(sub):
     p.add_argument("--seed", type=int, default=12345, help="classifier init, sample order and dropout")
     p.add_argument("--log-every", type=int, default=10, help="progress line every N steps")
     _device_args(p)
+    _tensorboard_arg(p)
 
 
 def add_prepare_data(sub):
@@ -176,10 +182,11 @@ def add_pretrain_lm(sub):
                    help="weights convert split wrote (tp_weights.json) to start from (fresh optimizer, "
                    "step 0) when --output has no checkpoint to resume from")
     p.add_argument("--compile", action="store_true",
-                   help="torch.compile the model's forward and backward (CUDA or CPU with torch >= 2; XLA "
-                   "traces its graphs itself)")
+                   help="torch.compile the model's forward and backward (CUDA or CPU; XLA traces its graphs "
+                   "itself)")
     _device_args(p)
     _checkpoint_tier_args(p)
+    _tensorboard_arg(p)
 
 
 def add_prepare_lm(sub):

@@ -90,9 +90,11 @@ class Trainer:
             if not snapshot:
                 if self.writer.submit(run.step, capture, must=run.step == self.last_step):
                     self.saved_step = run.step
+                    self.log.checkpoint_saved(run.step, self.writer.stalls[-1])
             else:  # never skipped: waiting for the previous one is part of what a snapshot costs
                 self.snapshot_writer.submit(run.step, capture, must=True)
                 self.snapshots.after_snapshot(self.snapshot_writer.stalls, run.group.any_rank)
+                self.log.checkpoint_saved(run.step, self.snapshot_writer.stalls[-1])
 
     def resume_hint(self):
         """Where a rerun with the same --output starts, for the advice after a divergence."""

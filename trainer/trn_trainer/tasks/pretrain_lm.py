@@ -27,6 +27,7 @@ from ..models.llama_config import llama_config, llama_flops_per_token, llama_par
 from ..parallel.llama_shards import split_dim
 from ..parallel.lm_groups import lm_groups
 from ..parallel.lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
+from ..tensorboard_events import TensorBoardEvents
 from ..training.host_memory import check_fits
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, warmup_steps
@@ -130,6 +131,8 @@ def _train(args, env, heartbeat):
         say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {args.steps} steps to produce every graph and "
             "writing nothing")
     metrics = _metrics_file(args.output, start) if writes else None
+    events = (TensorBoardEvents(os.path.join(args.output, "tensorboard"), start)
+              if writes and not args.no_tensorboard else None)
     started, losses = time.time(), []
     heartbeat.step_done(start)
     for step in range(start + 1, args.steps + 1):
@@ -160,6 +163,9 @@ def _train(args, env, heartbeat):
             metrics.write(json.dumps({"step": step, "loss": losses[-1], "lr": lr, "grad_norm": norm.item(),
                                       "tokens_per_s": tokens_per_s, "step_time_s": seconds}) + "\n")
             metrics.flush()
+            if events is not None:
+                events.step(step, {"loss": losses[-1], "lr": lr, "grad_norm": norm.item(),
+                                   "tokens_per_s": tokens_per_s})
         if main:
             if step % args.log_every == 0 or step in (1, args.steps):
                 print(f"step {step}/{args.steps} | loss {losses[-1]:.4f} | lr {lr:.3e} | "
@@ -168,10 +174,15 @@ def _train(args, env, heartbeat):
         if due and not extract:
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
             with heartbeat.checkpointing():
-                saves.save(step, lambda: (weights.state(), optimizer, progress, run), last=step == args.steps)
+                stall_s = saves.save(step, lambda: (weights.state(), optimizer, progress, run),
+                                     last=step == args.steps)
+            if events is not None and stall_s is not None:
+                events.checkpoint_stall(step, stall_s)
     saves.finish()
     if writes:
         metrics.close()
+        if events is not None:
+            events.close()
     if main and not losses:  # resumed from the last step: nothing left to train
         print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
     elif writes:
@@ -186,9 +197,6 @@ def _train(args, env, heartbeat):
 def _compiled(model, device):
     """torch.compile's version of `model` (the same parameters): fused kernels for the
     memory-bound parts of a step (norms, rotary, the loss), which eager PyTorch runs one by one."""
-    if not hasattr(torch, "compile"):
-        raise UsageError(f"--compile needs torch >= 2.0; this is torch {torch.__version__}: leave --compile "
-                         "out")
     if device.kind == "xla":
         raise UsageError("--compile on XLA: torch-xla traces and compiles the step's graph itself; leave "
                          "--compile out")

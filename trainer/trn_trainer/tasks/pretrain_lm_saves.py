@@ -53,12 +53,13 @@ class LmSaves:
             optimizer.load_state_dict(state["optimizer"])
 
     def save(self, step, capture, last):
-        """capture() -> (model state, optimizer, progress, run) of the step just taken."""
+        """capture() -> (model state, optimizer, progress, run) of the step just taken. Returns what
+        the step paid for the save (seconds), None when it was skipped."""
         def share():
             model_state, optimizer, progress, run = capture()
             return llama_state.capture(model_state, optimizer, self.groups, self.zero1, progress, run)
 
-        self.writer.submit(step, share, must=last)
+        return self.writer.stalls[-1] if self.writer.submit(step, share, must=last) else None
 
     def fence(self):
         """Before the optimizer changes the weights: a copy of them still being made is done."""

@@ -5,9 +5,11 @@ import math
 import os
 import time
 
-from ..metrics import PHASES, MetricsFile, TensorBoard, progress_line
+from ..metrics import PHASES, MetricsFile, progress_line
+from ..tensorboard_events import TensorBoardEvents
 
 RECENT_STEPS_FOR_ETA = 20
+TENSORBOARD_SCALARS = ("loss", "mlm_loss", "nsp_loss", "lr", "seq_per_s", "grad_norm")
 
 
 class StepLog:
@@ -24,8 +26,7 @@ class StepLog:
             os.makedirs(args.output, exist_ok=True)
             self.metrics = MetricsFile(os.path.join(args.output, "metrics.jsonl"), first_step)
             if not args.no_tensorboard:
-                self.tensorboard = TensorBoard(os.path.join(args.output, "tensorboard"),
-                                               first_step + 1, say)
+                self.tensorboard = TensorBoardEvents(os.path.join(args.output, "tensorboard"), first_step)
         self.step_times = []
         self.last_time = None
 
@@ -64,7 +65,7 @@ class StepLog:
         if self.metrics is not None:
             self.metrics.write(row)
         if self.tensorboard is not None:
-            self.tensorboard.write(row)
+            self.tensorboard.step(step, {key: row[key] for key in TENSORBOARD_SCALARS})
         if step % self.log_every == 0 or step == self.last_step or first:
             recent = self.step_times[-RECENT_STEPS_FOR_ETA:]
             eta = (self.last_step - step) * sum(recent) / len(recent)
@@ -73,6 +74,11 @@ class StepLog:
             else:
                 self.say(progress_line(row, self.last_step, eta))
         return read
+
+    def checkpoint_saved(self, step, stall_s):
+        """What the step paid for a checkpoint save (the writer's stall), as a TensorBoard scalar."""
+        if self.tensorboard is not None:
+            self.tensorboard.checkpoint_stall(step, stall_s)
 
     def close(self):
         if self.metrics is not None:
