@@ -23,6 +23,8 @@ field() { "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); print($
 # bench_cluster_up NODES: the cluster with the plugin (bind=none: the nodes share this machine's
 # CPUs; caches stay in the work folder) and the corpus in $work/data.
 bench_cluster_up() {
+  # The nodes share this machine's cores: each training process its share as OpenMP threads.
+  export OMP_NUM_THREADS=$(( $(nproc) / $1 > 1 ? $(nproc) / $1 : 1 ))
   echo "required $build/spank_plugin/spank_trn.so bind=none topology_cache=$work/topology local_cache=$work/cache" \
     >"$work/plugstack.conf"
   cluster up "$1" --plugstack "$work/plugstack.conf" >/dev/null

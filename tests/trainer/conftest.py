@@ -4,8 +4,16 @@ fortunes-min prepared once per session (BERT shards, and Llama samples)."""
 import os
 
 import pytest
+import torch
 
 from trainer_testlib import DIST_VARS, FORTUNES
+
+# The tests run several training processes at once on a few cores (pytest-xdist workers, ranks of
+# a multi-process test): PyTorch's default of one OpenMP thread per core each oversubscribes the
+# CPUs, and OpenMP's spinning threads then make a step up to 28x slower (docs/hardware.md#cpu-threads).
+# One thread per process, in this process and every child it starts.
+os.environ["OMP_NUM_THREADS"] = "1"
+torch.set_num_threads(1)
 
 
 @pytest.fixture(autouse=True)

@@ -95,15 +95,15 @@ def test_extract_graphs_only_runs_the_steps_it_is_told_and_writes_nothing(
 
 def test_kill_and_resume_gives_the_same_losses(corpus_dir, reference_run, tmp_path, capsys):
     out = str(tmp_path / "killed")
+    # Checkpoints written in the step (sync), so both are committed when step 5 dies; a kill with
+    # a save in flight is test_trainer_checkpoint_s3's (die_during_save).
     cmd = [PYTHON, "-m", "die_after_step"] + pretrain_args(corpus_dir, out, "--checkpoint-every", "2",
-                                                           steps=8)
+                                                           "--checkpoint-mode", "sync", steps=8)
     killed = subprocess.run(cmd, env=child_env(TRN_DIE_AFTER_STEP="5"), capture_output=True, text=True,
                             timeout=300)
     assert killed.returncode == -9, killed.stderr
-    # Checkpoint 4 is written in the background: by step 5 it may or may not be committed.
     names = {n for n in os.listdir(out) if n != "tensorboard" and ".tmp-" not in n}
-    assert {"ckpt_2.json", "ckpt_2.pt", "metrics.jsonl"} <= names <= {
-        "ckpt_2.json", "ckpt_2.pt", "ckpt_4.json", "ckpt_4.pt", "metrics.jsonl"}
+    assert names == {"ckpt_2.json", "ckpt_2.pt", "ckpt_4.json", "ckpt_4.pt", "metrics.jsonl"}
     assert len(read_metrics(out)) == 5
     assert main(pretrain_args(corpus_dir, out, "--checkpoint-every", "2", steps=8)) == 0
     assert "resumed from" in capsys.readouterr().out
