@@ -7,6 +7,8 @@ set -euo pipefail
 python=$TRN_SOURCE_DIR/scripts/python
 TRN_TRAINING_VENV=$("$python" -c 'import sys; print(sys.prefix)') || exit 2
 export TRN_TRAINING_VENV PATH=$TRN_TRAINING_VENV/bin:$PATH
+# The job scripts' Python (jobscripts/*: TRN_PYTHON), which their jobs' reset PATH would not find.
+export TRN_PYTHON=$TRN_TRAINING_VENV/bin/python3
 # The local cluster's nodes share this machine's few cores: one OpenMP thread per training process,
 # as PyTorch's default of one per core oversubscribes them many times (docs/hardware.md#cpu-threads).
 export OMP_NUM_THREADS=1

@@ -3,7 +3,7 @@
 # root (CPU-only nodes, no fixture), so torch sees the machine as it is.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/plugin_lib.sh"
-cores=$(nproc)
+cores=$(env -u OMP_NUM_THREADS nproc)  # the machine's (nproc answers lib.sh's OMP_NUM_THREADS)
 plugin_cluster_up 2 "1:$cores:1"
 cp "$(dirname "$0")/gloo_allreduce.py" "$scratch/"
 chmod 0644 "$scratch/gloo_allreduce.py"
