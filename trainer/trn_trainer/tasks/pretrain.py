@@ -169,11 +169,15 @@ class Trainer:
         if self.read_due(run.step, checkpoint_due):
             run.device.after_step(self.record_steps, self.unread)
             self.unread = []
+        # Part of the step's graph, read once it ran: no host read in the middle of a graph. A device
+        # that traces the step (XLA) computes it in every step, read or not, so that a checkpoint
+        # step runs the same graph as the others instead of compiling one of its own (the compile
+        # phase, which extracts the graphs, would not have it).
+        health = divergence.weights_health(run.params) if checkpoint_due or run.device.defers_reads else None
         if checkpoint_due and not self.extract_only:  # on every rank, so that all stop together
-            # Part of the step's graph, read once it ran: no host read in the middle of a graph.
-            run.device.after_step(divergence.check_weights, run.step,
-                                  divergence.weights_health(run.params), lr, self.resume_hint)
+            run.device.after_step(divergence.check_weights, run.step, health, lr, self.resume_hint)
         run.device.step_end()  # XLA: cut and run the graph; the closures follow
+        del health
         self.heartbeat.step_done(run.step)
         self.first = False
         self.snapshots.observe_step(time.perf_counter() - began)
