@@ -200,8 +200,8 @@ def finished_output(reference_run, tmp_path):
     return out
 
 
-def _expect_error(args, code, *needles):
-    result = run_cli(args)
+def _expect_error(args, code, *needles, **env):
+    result = run_cli(args, **env)
     assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
     errors = [line for line in result.stderr.splitlines() if line.startswith("trn_trainer: error:")]
     assert len(errors) == 1 and "Traceback" not in result.stderr, result.stderr
@@ -247,11 +247,9 @@ def test_accumulation_that_does_not_divide(corpus_dir, finished_output):
 def test_model_impl_hf_without_transformers_is_a_clear_error(corpus_dir, tmp_path):
     out = tmp_path / "hf"
     hidden = os.path.join(HELPERS, "without_transformers")  # a Python where it cannot be imported
-    result = run_cli(pretrain_args(corpus_dir, str(out), "--model-impl", "hf"),
-                     PYTHONPATH=os.pathsep.join([hidden, TRAINER, HELPERS]))
-    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-    assert ("trn_trainer: error: --model-impl hf: transformers cannot be imported (No module named "
-            "'transformers')") in result.stderr
+    _expect_error(pretrain_args(corpus_dir, str(out), "--model-impl", "hf"), 2,
+                  "--model-impl hf: transformers cannot be imported (No module named 'transformers')",
+                  PYTHONPATH=os.pathsep.join([hidden, TRAINER, HELPERS]))
     assert not out.exists()
 
 

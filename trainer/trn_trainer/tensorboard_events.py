@@ -10,8 +10,17 @@ writes them; `tensorboard --logdir OUTPUT/tensorboard` shows them). Scalars, by 
 A resumed run purges the events after the step it resumed from, as metrics.jsonl drops its rows."""
 
 import math
+import os
 
 from .errors import EnvironmentSetupError
+
+
+def run_events(args, resume_step):
+    """The events of the run in args.output (resumed after `resume_step`, 0: a new run); None under
+    --no-tensorboard."""
+    if args.no_tensorboard:
+        return None
+    return TensorBoardEvents(os.path.join(args.output, "tensorboard"), resume_step)
 
 
 class TensorBoardEvents:

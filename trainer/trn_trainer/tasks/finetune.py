@@ -28,7 +28,7 @@ from ..metrics import MetricsFile
 from ..models.bert_classifier import BertForSequenceClassification
 from ..models.dropout import sample_seeds
 from ..parallel.reduction import GradientReducer
-from ..tensorboard_events import TensorBoardEvents
+from ..tensorboard_events import run_events
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, build_optimizer, warmup_steps
 from .finetune_init import load_weights
@@ -147,8 +147,7 @@ class Finetune:
         args, extract = self.args, extracting_graphs_only()
         main = self.env.is_main and not extract
         metrics = MetricsFile(os.path.join(args.output, "metrics.jsonl"), 0) if main else None
-        events = (TensorBoardEvents(os.path.join(args.output, "tensorboard"), 0)
-                  if main and not args.no_tensorboard else None)
+        events = run_events(args, 0) if main else None
         rows, train_s = [], 0.0
         heartbeat.step_done(0)
         epochs, steps = max(args.epochs, 1), self.steps_per_epoch if args.epochs else 0

@@ -177,7 +177,6 @@ class Trainer:
         if checkpoint_due and not self.extract_only:  # on every rank, so that all stop together
             run.device.after_step(divergence.check_weights, run.step, health, lr, self.resume_hint)
         run.device.step_end()  # XLA: cut and run the graph; the closures follow
-        del health
         self.heartbeat.step_done(run.step)
         self.first = False
         self.snapshots.observe_step(time.perf_counter() - began)

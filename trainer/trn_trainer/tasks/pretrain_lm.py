@@ -27,7 +27,7 @@ from ..models.llama_config import llama_config, llama_flops_per_token, llama_par
 from ..parallel.llama_shards import split_dim
 from ..parallel.lm_groups import lm_groups
 from ..parallel.lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
-from ..tensorboard_events import TensorBoardEvents
+from ..tensorboard_events import run_events
 from ..training.host_memory import check_fits
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, warmup_steps
@@ -131,8 +131,7 @@ def _train(args, env, heartbeat):
         say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {args.steps} steps to produce every graph and "
             "writing nothing")
     metrics = _metrics_file(args.output, start) if writes else None
-    events = (TensorBoardEvents(os.path.join(args.output, "tensorboard"), start)
-              if writes and not args.no_tensorboard else None)
+    events = run_events(args, start) if writes else None
     started, losses = time.time(), []
     heartbeat.step_done(start)
     for step in range(start + 1, args.steps + 1):
@@ -160,12 +159,11 @@ def _train(args, env, heartbeat):
         seconds = time.perf_counter() - began
         tokens_per_s = args.global_batch * data.seq_len / seconds
         if writes:
-            metrics.write(json.dumps({"step": step, "loss": losses[-1], "lr": lr, "grad_norm": norm.item(),
-                                      "tokens_per_s": tokens_per_s, "step_time_s": seconds}) + "\n")
+            row = {"loss": losses[-1], "lr": lr, "grad_norm": norm.item(), "tokens_per_s": tokens_per_s}
+            metrics.write(json.dumps({"step": step, **row, "step_time_s": seconds}) + "\n")
             metrics.flush()
             if events is not None:
-                events.step(step, {"loss": losses[-1], "lr": lr, "grad_norm": norm.item(),
-                                   "tokens_per_s": tokens_per_s})
+                events.step(step, row)
         if main:
             if step % args.log_every == 0 or step in (1, args.steps):
                 print(f"step {step}/{args.steps} | loss {losses[-1]:.4f} | lr {lr:.3e} | "

@@ -6,7 +6,7 @@ import os
 import time
 
 from ..metrics import PHASES, MetricsFile, progress_line
-from ..tensorboard_events import TensorBoardEvents
+from ..tensorboard_events import run_events
 
 RECENT_STEPS_FOR_ETA = 20
 TENSORBOARD_SCALARS = ("loss", "mlm_loss", "nsp_loss", "lr", "seq_per_s", "grad_norm")
@@ -25,8 +25,7 @@ class StepLog:
         if write_files:
             os.makedirs(args.output, exist_ok=True)
             self.metrics = MetricsFile(os.path.join(args.output, "metrics.jsonl"), first_step)
-            if not args.no_tensorboard:
-                self.tensorboard = TensorBoardEvents(os.path.join(args.output, "tensorboard"), first_step)
+            self.tensorboard = run_events(args, first_step)
         self.step_times = []
         self.last_time = None
 
