@@ -8,8 +8,8 @@ default: on CPU the snapshot copy overlaps the next step's forward and backward,
 thread writes). Reported from each run's results.json: the stall per save (what the step paid:
 waiting for the snapshot before the optimizer step, or the whole write when sync) over the
 median step time, the time per step relative to the run without per-step checkpoints, and the
-host memory the snapshot holds. torch.distributed.checkpoint is compared where the
-installed torch has it (Debian's torch 1.13 does not).
+host memory the snapshot holds. The engine against torch.distributed.checkpoint:
+bench/trainer/checkpoint_engines.py.
 
 Goals: stall at most 1% of a step; a checkpoint every step costs at most 5% of throughput.
 On a Trainium or GPU host the step's work is on the device and the writer thread has host
@@ -21,7 +21,6 @@ Usage: scripts/python bench/trainer/checkpoint_stall.py [--tiny-steps N] [--base
 
 import argparse
 import contextlib
-import importlib.util
 import io
 import json
 import os
@@ -91,9 +90,6 @@ def main():
                       f"{100 * stall / step:.2f}% | {cost:.3f} | "
                       f"{ck['saves']} ({ck['skipped_in_flight']}) | "
                       f"{ck['host_buffer_bytes'] / 1e6:.0f} MB |")
-        dcp = importlib.util.find_spec("torch.distributed.checkpoint") is not None
-        print("torch.distributed.checkpoint:", "available (not compared yet)" if dcp else
-              "not in the installed torch, not compared")
 
 
 def _count(params):
