@@ -17,7 +17,7 @@ ALLOWED = {
     TOP: set(),
     "devices": {TOP},
     "parallel": {TOP},
-    "checkpoint": {TOP},
+    "checkpoint": {TOP, "parallel"},  # llama_state: which dimension a tensor-parallel slice splits
     "training": {TOP},
     "models": {TOP, "parallel"},
     "data": {TOP, "models"},

@@ -5,11 +5,12 @@ trains a bf16 model with fp32 master weights, which the checkpoint holds, close 
 losses; bf16 on CPU is refused."""
 
 import json
-import os
 
 import pytest
 
 from trainer_testlib import read_metrics, run_cli, start_per_core, xla_double_env
+from trn_trainer.checkpoint import llama_state
+from trn_trainer.checkpoint.tiers import Tiers
 
 STEPS = 3
 
@@ -79,8 +80,8 @@ def test_bf16_trains_a_bf16_model_with_fp32_master_weights(lm_data, cpu_losses, 
     assert "bf16" in stdout and json.load(open(stats / "0.json"))["stochastic_rounding"] == "1"
     losses = [m["loss"] for m in read_metrics(out)]
     assert max(abs(a - b) / b for a, b in zip(losses, cpu_losses)) < 0.02, (losses, cpu_losses)
-    state = torch.load(os.path.join(out, f"ckpt_{STEPS}.pt"))
-    weights = [v for v in state["model"].values() if v.is_floating_point()]
+    shards, _ = llama_state.model_shards(Tiers(str(out), keep=0), STEPS)
+    weights = [v for v in shards[0].values() if v.is_floating_point()]
     assert weights and all(v.dtype == torch.float32 for v in weights)
     # fp32 copies keep updates a bf16 weight would round away: not every value is a bf16 one.
     assert any((v != v.to(torch.bfloat16).float()).any() for v in weights)

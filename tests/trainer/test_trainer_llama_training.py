@@ -6,10 +6,12 @@ ZeRO-1's sharded optimizer state included; bad input is one clear error."""
 import glob
 import json
 import os
+import shutil
 
 import pytest
 
 from trainer_testlib import read_metrics, run_cli, torchrun
+from trn_trainer.checkpoint import files, llama_legacy
 
 
 def train(nproc, data, output, *extra, steps=4):
@@ -34,10 +36,12 @@ def test_every_tensor_and_data_parallel_split_gives_the_same_losses(lm_data, tmp
     assert [m["MetricName"] for m in results["metrics"]][0] == "Final loss"
 
 
-def test_a_run_stopped_between_checkpoints_resumes_to_the_same_losses(lm_data, tmp_path):
+def test_a_run_stopped_between_checkpoints_resumes_to_the_same_losses_at_any_layout(lm_data, tmp_path):
     """Through the checkpoint engine: a shard per rank (the world's 4), in the node-local tier
     and the run directory; a shard missing from the run directory is read from the node-local
-    tier on resume."""
+    tier on resume. Through DCP, a tensor parallel 2 x data parallel 2 ZeRO-1 checkpoint resumes
+    at tp 1 x dp 2 (ZeRO-1 partitioned anew) and at tp 2 x dp 1 with the losses of a run that
+    trained at that layout from the start."""
     run, local = tmp_path / "run", tmp_path / "local"
     extra = ["--tensor-parallel", "2", "--zero1", "--checkpoint-every", "3", "--checkpoint-local-dir",
              str(local)]
@@ -51,13 +55,35 @@ def test_a_run_stopped_between_checkpoints_resumes_to_the_same_losses(lm_data, t
     assert checkpoints["saves"] == 2 and checkpoints["failed"] == 0
     for path in glob.glob(str(run / "ckpt_6*")) + glob.glob(str(local / "ckpt_6*")):
         os.remove(path)  # as if the run had died after step 5
-    os.remove(run / "ckpt_3.shard3.pt")  # rank 3's ZeRO-1 partition: only on the node now
+    at_step_3 = tmp_path / "at_step_3"
+    shutil.copytree(run, at_step_3)
+    os.remove(run / "ckpt_3.shard3.pt")  # rank 3's chunks: only on the node now
     resumed = train(4, lm_data, run, *extra, steps=6)
     assert len(resumed) == 6 and max(abs(a - b) for a, b in zip(whole, resumed)) < 1e-5, (whole, resumed)
-    done = torchrun(2, ["pretrain-lm", "--data", str(lm_data), "--output", str(run),
-                        "--global-batch", "8", "--steps", "8", "--tensor-parallel", "1"], timeout=120)
+
+    for name, layout in {"tp1dp2_zero1": ["--zero1"], "tp2dp1": ["--tensor-parallel", "2"]}.items():
+        there = train(2, lm_data, tmp_path / f"{name}_from_start", *layout, steps=6)
+        shutil.copytree(at_step_3, tmp_path / name, ignore=shutil.ignore_patterns("metrics.jsonl"))
+        continued = train(2, lm_data, tmp_path / name, *layout, steps=6)
+        assert len(continued) == 3, (name, continued)  # steps 4 to 6, after the resume
+        worst = max(abs(a - b) for a, b in zip(there[3:], continued))
+        assert worst < 1e-5, (name, there[3:], continued)
+
+
+def test_a_checkpoint_from_before_resharding_names_both_degrees(lm_data, tmp_path):
+    """A checkpoint of trn_trainer before DCP (one head per tensor-parallel rank) is read at its own
+    tensor-parallel degree only: at another, one error naming both."""
+    run = tmp_path / "run"
+    head = {"step": 3, "consumed_samples": 24, "model_config": {}, "optimizer_name": "adamw",
+            "model": {}, "optimizer": {},
+            llama_legacy.RUN: {"model": "tiny", "tensor_parallel": 2, "data_parallel": 1, "zero1": False}}
+    os.makedirs(run)
+    files.commit_manifest(str(run), files.make_manifest(3, [files.write_shard(str(run), 3, 0, head)]))
+    done = torchrun(2, ["pretrain-lm", "--data", str(lm_data), "--output", str(run), "--model", "tiny",
+                        "--global-batch", "8", "--steps", "8"], timeout=120)
     assert done.returncode != 0  # torchrun exits 1 when its workers exit 4
     assert "written with tensor parallel 2, this run has 1" in done.stdout + done.stderr
+    assert "resume with --tensor-parallel 2" in done.stdout + done.stderr
     assert "skipping checkpoint" not in done.stdout + done.stderr  # a run that cannot use it stops
 
 

@@ -42,6 +42,9 @@ class SingleProcess:
     def broadcast(self, obj, source):
         return obj
 
+    def writer_process_group(self):
+        return None
+
 
 class ProcessGroups:
     def __init__(self, rank, world_size, snapshots=True):
@@ -65,6 +68,10 @@ class ProcessGroups:
         value = torch.tensor([1 if flag else 0], dtype=torch.int32)
         dist.all_reduce(value, op=dist.ReduceOp.MAX, group=self._training)
         return bool(value.item())
+
+    def writer_process_group(self):
+        """The writer thread's gloo group, for collectives of its own (DCP's save plan)."""
+        return self._writer
 
     def gather(self, record):
         """Every rank's `record`, by rank (the writer thread, after its write)."""

@@ -105,11 +105,11 @@ def _train(args, env, heartbeat):
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
     run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
            "vocab_size": vocab_size}
-    saves = LmSaves(args, env, groups, ranks, device.snapshot_overlaps, say)
+    saves = LmSaves(args, env, groups, ranks, device.snapshot_overlaps, weights.stepped, say)
     extract = extracting_graphs_only()  # trn-run's compile phase: trace the steps, write nothing
     writes = main and not extract
     start, consumed = 0, 0
-    state = None if extract else saves.resume(run)
+    state = None if extract else saves.resume(run, weights.state(), optimizer)
     if state is not None:
         weights.load(state["model"])
         saves.restore_optimizer(optimizer, state)

@@ -14,29 +14,39 @@ from .pretrain_inputs import checkpoint_tiers
 
 
 class LmSaves:
-    def __init__(self, args, env, groups, coordination, overlap, say):
+    def __init__(self, args, env, groups, coordination, overlap, stepped, say):
         """coordination: checkpoint/group.py's for the ranks; overlap: the device lets the copy into
-        host memory run beside the next step."""
-        self.args, self.groups, self.group, self.say = args, groups, coordination, say
+        host memory run beside the next step; stepped: the (name, parameter) pairs the optimizer
+        steps."""
+        self.args, self.group, self.say = args, coordination, say
         self.zero1 = bool(args.zero1 and groups.dp_size > 1)
+        self.layout = llama_state.LmLayout.of(groups, self.zero1, stepped)
         self.tiers = checkpoint_tiers(args, say)
         self.tier_writer = TierWriter(self.tiers, coordination, env.local_rank, say)
-        self.writer = CheckpointWriter(self.tier_writer.persist, say, coordination, args.checkpoint_mode,
+        self.writer = CheckpointWriter(self._persist, say, coordination, args.checkpoint_mode,
                                        overlap=overlap)
 
-    def resume(self, run):
+    def _persist(self, step, captured):
+        """In the writer thread: DCP's plan of this rank's shard, then the engine's tiers."""
+        share = llama_state.share_of(captured, self.layout, self.group.rank,
+                                     self.group.writer_process_group())
+        return self.tier_writer.persist(step, share)
+
+    def resume(self, run, model_state, optimizer):
         """The state every rank resumes from (None: start at step 0): the newest checkpoint
         this rank can load, or the oldest of the ranks' newest when they differ (a node whose
-        local tier lost one). run: the settings a checkpoint must have been written with."""
+        local tier lost one), at this run's layout whatever the layout that wrote it. run: the
+        settings a checkpoint must have been written with; model_state, optimizer: this run's."""
         if self.args.no_resume:
             return None
         if self.tiers.store is not None:  # a newer checkpoint in the store comes into --output first
             self.tiers.store.restore_newer(self.args.output, self.say)
-        state, step = llama_state.load_newest(self.tiers, self.groups, self.zero1, run, self.say)
+        load = (self.layout, run, model_state, optimizer)
+        state, step = llama_state.load_newest(self.tiers, *load, self.say)
         agreed = agreed_resume_step(self.group.resume_steps(step), self.args.output)
         if agreed != step:
             try:
-                state = llama_state.load_step(self.tiers, agreed, self.groups, self.zero1, run)
+                state = llama_state.load_step(self.tiers, agreed, *load)
             except ValueError as e:
                 raise CheckpointError(
                     f"rank {self.group.rank} cannot read checkpoint {agreed} of {self.tiers.shared}, "
@@ -57,7 +67,7 @@ class LmSaves:
         the step paid for the save (seconds), None when it was skipped."""
         def share():
             model_state, optimizer, progress, run = capture()
-            return llama_state.capture(model_state, optimizer, self.groups, self.zero1, progress, run)
+            return llama_state.capture(model_state, optimizer, self.layout, progress, run)
 
         return self.writer.stalls[-1] if self.writer.submit(step, share, must=last) else None
 
