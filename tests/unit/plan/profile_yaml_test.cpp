@@ -18,8 +18,9 @@ Profile parse(const std::string& text) { return parse_profile(text, "p.yaml", "p
 // Each row: keys added to the minimal profile, and how the error they cause starts.
 void expect_errors_start_with(
     const std::vector<std::pair<std::string, std::string>>& added_and_message_start) {
-  for (const auto& [added, message_start] : added_and_message_start) {
-    EXPECT_THAT(error_of([&] { parse(minimal_profile + added); }), StartsWith(message_start));
+  for (const auto& row : added_and_message_start) {
+    // The pair, not its structured bindings: clang before 16 cannot capture those in a lambda.
+    EXPECT_THAT(error_of([&row] { parse(minimal_profile + row.first); }), StartsWith(row.second));
   }
 }
 

@@ -108,7 +108,16 @@ spank_err_t spank_get_item(spank_t sp, spank_item_t item, ...) {
     return g_state.context == S_CTX_JOB_SCRIPT ? ESPANK_NOT_AVAIL : ESPANK_NOT_REMOTE;
   }
   va_list args;
+  // Slurm's signature puts an enum before the "...": clang warns that it is promoted (-Wvarargs);
+  // every compiler passes it as an int, as Slurm's own spank_get_item does.
+#ifdef __clang__
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wvarargs"
+#endif
   va_start(args, item);
+#ifdef __clang__
+#pragma clang diagnostic pop
+#endif
   spank_err_t rc = kOk;
   switch (item) {
     case S_JOB_UID:
