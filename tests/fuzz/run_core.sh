@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Usage: tests/fuzz/run_core.sh BUILD_DIR SECONDS [HARNESS...]
 #
-# The libFuzzer harnesses over trn_core (tests/fuzz/core/, built by the fuzz preset into
-# BUILD_DIR): each one first replays its seeds (corpus/<harness>/) and every input that once
-# crashed it (regressions/<harness>/), which must pass, then fuzzes for SECONDS seconds under
-# ASan/UBSan with leak detection, into a temporary corpus (the repository is never written).
+# The libFuzzer harnesses over trn_core (tests/fuzz/core/, built into BUILD_DIR by the fuzz
+# preset, -O1, or by the asan preset, -O0): each one first replays its seeds (corpus/<harness>/)
+# and every input that once crashed it (regressions/<harness>/), which must pass, then fuzzes
+# for SECONDS seconds under ASan/UBSan with leak detection, into a temporary corpus (the repository is never written).
 # One line per harness: executions, coverage, result. Exit 1 when any harness crashed, hung
 # (FUZZ_HANG_SECONDS on one input), ran out of memory (2 GiB) or leaked; its input is kept and
 # its path printed: copy it into regressions/<harness>/ once fixed.
 set -euo pipefail
 
 if [[ $# -lt 2 || ! $2 =~ ^[0-9]+$ ]]; then
-  echo "usage: $0 BUILD_DIR SECONDS [HARNESS...]  (BUILD_DIR: cmake --preset fuzz's, build/fuzz)" >&2
+  echo "usage: $0 BUILD_DIR SECONDS [HARNESS...]  (BUILD_DIR: the fuzz preset's build/fuzz, or the asan preset's build/asan)" >&2
   exit 2
 fi
 build=$1
