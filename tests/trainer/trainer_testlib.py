@@ -39,10 +39,9 @@ def free_port():
 
 
 def torchrun(nproc, module_args, timeout=300, module="trn_trainer", **env):
-    # Debian's torch 1.13 on Python 3.11: torchrun's default "-r 0 -t 0" crashes in Std.from_str
-    # (IntFlag iteration changed in 3.11), so redirect and tee stdout explicitly. A static
-    # rendezvous on a free port: torch 1.13's --standalone always takes port 29400, so two
-    # tests running at once (pytest -n) would share one store.
+    # A static rendezvous on a free port: two tests running at once (pytest -n) never share one
+    # store, as a fixed port would make them. "-r 1 -t 1": each worker's stdout and stderr
+    # come back through torchrun's.
     cmd = [PYTHON, "-m", "torch.distributed.run", "--nnodes", "1", "--node_rank", "0",
            "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
            "--nproc_per_node", str(nproc), "-r", "1", "-t", "1", "-m", module] + list(module_args)
