@@ -87,6 +87,17 @@ def test_a_checkpoint_from_before_resharding_names_both_degrees(lm_data, tmp_pat
     assert "skipping checkpoint" not in done.stdout + done.stderr  # a run that cannot use it stops
 
 
+def test_a_checkpoint_of_other_settings_is_one_error_naming_the_setting(lm_data, tmp_path):
+    """Resharding changes the layout, never the run: another global batch stops the resume."""
+    run = tmp_path / "run"
+    train(1, lm_data, run, "--checkpoint-every", "2", steps=2)
+    done = run_cli(["pretrain-lm", "--data", str(lm_data), "--output", str(run), "--model", "tiny",
+                    "--global-batch", "16", "--steps", "4"])
+    assert done.returncode == 4, done.stderr[-2000:]
+    assert "checkpoint 2 has global_batch 8, this run 16: resume with the same settings" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_graph_extraction_neither_resumes_nor_writes(lm_data, tmp_path):
     """Under trn-run's compile phase (NEURON_EXTRACT_GRAPHS_ONLY, --steps its compile_steps) the
     run directory is the training's: what is there is not resumed, and nothing is added."""

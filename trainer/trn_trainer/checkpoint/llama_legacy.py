@@ -36,6 +36,15 @@ def _column_state(tiers, entries, head, tp_rank, tp_size, world_size):
     return assemble(head, parts), parts
 
 
+def check_settings(saved, step, where, run):
+    """CheckpointError naming the first of `run`'s settings that checkpoint `step` (its saved
+    RUN description `saved`) was written with another value of."""
+    for key, value in run.items():
+        if saved.get(key) != value:
+            raise CheckpointError(f"{where}: checkpoint {step} has {key} {saved.get(key)!r}, this run "
+                                  f"{value!r}: resume with the same settings or start in a new --output")
+
+
 def _check_run(head, step, where, groups, zero1, run):
     saved = head.get(RUN) if isinstance(head, dict) else None
     if saved is None or saved.get("tensor_parallel") != groups.tp.size:
@@ -43,10 +52,7 @@ def _check_run(head, step, where, groups, zero1, run):
         raise CheckpointError(f"{where}: checkpoint {step} was written with tensor parallel {tp}, this run "
                               f"has {groups.tp.size}, and it predates resharding checkpoints: resume with "
                               f"--tensor-parallel {tp} (or convert merge it and start from the weights)")
-    for key, value in run.items():
-        if saved.get(key) != value:
-            raise CheckpointError(f"{where}: checkpoint {step} has {key} {saved.get(key)!r}, this run "
-                                  f"{value!r}: resume with the same settings or start in a new --output")
+    check_settings(saved, step, where, run)
     if zero1 != saved["zero1"] or (zero1 and saved["data_parallel"] != groups.dp_size):
         raise CheckpointError(
             f"{where}: checkpoint {step} holds the optimizer state of zero1={saved['zero1']} over data "

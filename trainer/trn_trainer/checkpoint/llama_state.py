@@ -19,7 +19,6 @@ import torch
 from torch.distributed.device_mesh import DeviceMesh
 from torch.distributed.tensor import DTensor, Replicate, Shard
 
-from ..errors import CheckpointError
 from ..parallel.llama_shards import shard_state, split_dim
 from . import dcp_share, llama_legacy
 from .restore import load_newest as load_newest_checkpoint
@@ -113,11 +112,7 @@ def share_of(captured, layout, rank, process_group):
 def _check_head(head, step, where, run):
     if not isinstance(head, dict) or any(k not in head for k in HEAD_KEYS) or dcp_share.METADATA not in head:
         raise ValueError("not a pretrain-lm checkpoint (keys missing)")
-    saved = head[RUN]
-    for key, value in run.items():
-        if saved.get(key) != value:
-            raise CheckpointError(f"{where}: checkpoint {step} has {key} {saved.get(key)!r}, this run "
-                                  f"{value!r}: resume with the same settings or start in a new --output")
+    llama_legacy.check_settings(head[RUN], step, where, run)
     return head
 
 
