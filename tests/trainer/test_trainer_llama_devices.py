@@ -1,8 +1,8 @@
 """pretrain-lm on the devices (docs/llama.md#devices): on the torch-xla double (tests/doubles),
-tensor parallel 2 as spank_trn starts it, in a world of 2 and in a world of 4 (two groups,
-ZeRO-1), gives the CPU run's losses with no host read in the middle of a graph; --dtype bf16
-trains a bf16 model with fp32 master weights, which the checkpoint holds, close to the fp32
-losses; bf16 on CPU is refused."""
+tensor parallel 2 as spank_trn starts it, in a world of 2, and tensor parallel 2 and 4 in a
+world of 8 (several groups, ZeRO-1), gives the CPU run's losses with no host read in the middle
+of a graph; --dtype bf16 trains a bf16 model with fp32 master weights, which the checkpoint
+holds, close to the fp32 losses; bf16 on CPU is refused."""
 
 import json
 
@@ -45,24 +45,26 @@ def test_tensor_parallel_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_pa
         assert counts["graphs"] >= STEPS, counts  # each step's graph cut and run
 
 
-def test_tensor_parallel_2_in_a_world_of_4_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_path):
-    """Two tensor-parallel groups ([0, 1], [2, 3]) and two data-parallel ones ([0, 2], [1, 3],
-    ZeRO-1 broadcasting over them): every collective stays within its group - a sum over the
-    world or the other group would change the losses - and every group has the mesh that
-    torch-xla needs from new_group, which the double refuses when partial."""
+@pytest.mark.parametrize("tp", [2, 4])
+def test_tensor_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_path, tp):
+    """8 per-core ranks: 8/tp tensor-parallel groups ([0, 1], [2, 3], ... at tp 2) and tp
+    data-parallel ones ([0, 2, 4, 6], [1, 3, 5, 7]; ZeRO-1 broadcasting over them): every
+    collective stays within its group - a sum over the world or another group would change the
+    losses - and every group has the mesh that torch-xla needs from new_group, which the double
+    refuses when partial."""
     stats = tmp_path / "stats"
     stats.mkdir()
     out = tmp_path / "xla"
-    results = start_per_core(4, lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32",
-                                        "--tensor-parallel", "2", "--zero1"),
+    results = start_per_core(8, lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32",
+                                        "--tensor-parallel", str(tp), "--zero1"),
                              lambda rank, **dist_vars: xla_double_env(stats, **dist_vars))
     for proc, stdout, stderr in results:
         assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
-    assert "tp 2 x dp 2" in results[0][1], results[0][1]
+    assert f"tp {tp} x dp {8 // tp}" in results[0][1], results[0][1]
     losses = [m["loss"] for m in read_metrics(out)]
     assert len(losses) == STEPS, losses
     assert max(abs(a - b) for a, b in zip(losses, cpu_losses)) < 1e-4, (losses, cpu_losses)
-    for ordinal in range(4):
+    for ordinal in range(8):
         counts = json.load(open(stats / f"{ordinal}.json"))
         assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
 

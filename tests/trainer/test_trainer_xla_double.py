@@ -77,6 +77,20 @@ def test_a_pjrt_world_that_is_not_ours_stops_with_one_line(corpus_dir, tmp_path)
         assert "torch-xla sees rank" in stderr and "Traceback" not in stderr, stderr[-1000:]
 
 
+def test_one_torchrun_worker_per_node_is_one_line_before_the_rendezvous(corpus_dir, tmp_path):
+    """torch-xla's xla:// handler replicates a node's only torchrun worker over no device: a world
+    of its own. The trainer says so, with the fix, before any rendezvous (no peer is started)."""
+    env = xla_double_env(tmp_path, RANK="1", WORLD_SIZE="2", LOCAL_RANK="0", LOCAL_WORLD_SIZE="1",
+                         MASTER_ADDR="127.0.0.1", MASTER_PORT="1")
+    env["TORCHELASTIC_RUN_ID"] = "t"  # as torchrun sets it for its workers
+    args = pretrain_args(corpus_dir, str(tmp_path / "out"), "--device", "xla", "--dtype", "fp32")
+    result = subprocess.run([PYTHON, "-m", "trn_trainer"] + args, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 5, result.stdout[-1000:] + result.stderr[-1000:]
+    assert "LOCAL_WORLD_SIZE=1" in result.stderr and "--nproc_per_node" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+
+
 def test_the_double_lacks_what_torch_xla_2_9_removed(tmp_path):
     code = ("import torch_xla.core.xla_model as xm\n"
             "for name in ('xrt_world_size', 'get_ordinal'):  # get_local_ordinal stays in 2.9\n"

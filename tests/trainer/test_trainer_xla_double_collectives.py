@@ -2,7 +2,8 @@
 replica groups checked as XLA checks them, a collective reducing only within the caller's group,
 `dist.new_group(ranks)` on the xla backend giving the mesh torch-xla gives it (a partial one
 without `xla_pg_options`), `dist.barrier` on it doing nothing and xm.rendezvous exchanging
-payloads. Each case runs in child processes: the double replaces torch_xla for a whole process."""
+payloads; and the world is 1 until xm.set_replication, as in torch-xla 2.9. Each case runs in
+child processes: the double replaces torch_xla for a whole process."""
 
 import subprocess
 import textwrap
@@ -12,6 +13,7 @@ from trainer_testlib import PYTHON, free_port, xla_double_env
 PRELUDE = """
 import torch, torch.distributed as dist
 import torch_xla, torch_xla.core.xla_model as xm, torch_xla.runtime as xr
+xm.set_replication(torch_xla.device(), xm.get_xla_supported_devices())  # as per-core tasks do
 """
 
 
@@ -93,6 +95,36 @@ def test_other_refusals_of_the_real_library(tmp_path):
     ])
     # A world of one has no collective to check: the real all_reduce returns a copy.
     _check(tmp_path, [("xm.all_reduce(xm.REDUCE_SUM, t, groups=[[0, 1]])", "no error")], world=1)
+
+
+def test_the_world_is_one_until_the_process_is_replicated(tmp_path):
+    """torch-xla 2.9's world_size() counts replication devices, not the PJRT variables: 1 until
+    xm.set_replication, and its first answer is kept. The xla:// rendezvous then makes a world
+    of one of every process that did not replicate (docs/hardware.md#torch-xla)."""
+    env = _env(tmp_path, 1, 4)
+    code = """
+        import torch, torch_xla, torch_xla.core.xla_model as xm, torch_xla.runtime as xr
+        device = torch_xla.device()
+        print(xr.world_size(), xr.global_device_count(), xr.global_ordinal())
+        for devices in (["xla:0", "xla:1"], ["xla:1"]):
+            try:
+                xm.set_replication(device, devices)
+            except (RuntimeError, ValueError) as e:
+                print(type(e).__name__, e)
+        xm.set_replication(device, xm.get_xla_supported_devices())
+        print(xr.world_size())  # the first answer, kept
+        """
+    done = subprocess.run([PYTHON, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "1 4 1", lines
+    assert lines[1].startswith("RuntimeError Cannot replicate if number of devices (2) is different from 1")
+    assert lines[2].startswith("ValueError"), lines
+    assert lines[3] == "1", lines
+    fresh = subprocess.run([PYTHON, "-c", PRELUDE + "print(xr.world_size(), xr.global_ordinal())"], env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert fresh.stdout.split() == ["4", "1"], fresh.stderr[-2000:]
 
 
 WORLD_OF_FOUR = """

@@ -14,7 +14,27 @@ Only APIs that torch-xla 2.9 has are defined: a call to one it removed (xm.xrt_w
 xm.get_ordinal, ...) fails with AttributeError, as it would there.
 """
 
+import os as _os
+
 from ._state import STATE as _STATE  # noqa: F401  (starts counting at import, like the real one)
+
+
+def _configure_pjrt_environment():
+    """What importing torch_xla does on a Neuron system (torch_xla/_internal/neuron.py,
+    configure_pjrt_environment): under torchrun, the PJRT world from torchrun's variables -
+    one device per worker unless a device list is set - and the process index from RANK. A
+    process started otherwise keeps the NEURON_PJRT_* variables its launcher set."""
+    environ = _os.environ
+    if environ.get("XLA_USE_SPMD", "0") == "1" or not environ.get("TORCHELASTIC_RUN_ID"):
+        return
+    if "NEURON_PJRT_PROCESSES_NUM_DEVICES" not in environ and "NEURON_PJRT_WORLD_SIZE" not in environ:
+        environ["NEURON_PJRT_WORLD_SIZE"] = environ.get("WORLD_SIZE", "1")
+        environ["PJRT_LOCAL_PROCESS_COUNT"] = environ.get("LOCAL_WORLD_SIZE", "1")
+    environ["NEURON_PJRT_PROCESS_INDEX"] = environ.get("RANK", "0")
+    environ["PJRT_LOCAL_PROCESS_RANK"] = environ.get("LOCAL_RANK", "0")
+
+
+_configure_pjrt_environment()
 
 
 def device(index=None):

@@ -93,6 +93,7 @@ class XlaDevice(Device):
         if self.env.distributed:
             import torch_xla.distributed.xla_backend  # noqa: F401  registers "xla" and xla://
 
+            self._replicate(torch_xla.device())
             # No fallback to env://: a failure here is a real rendezvous or network problem.
             dist.init_process_group("xla", init_method="xla://")
             world, rank = xr.world_size(), xr.global_ordinal()
@@ -102,6 +103,22 @@ class XlaDevice(Device):
                     f"WORLD_SIZE={self.env.world_size}: the NEURON_PJRT_* variables describe "
                     "another world; unset them or launch with trn-run/spank_trn")
         self.torch_device = torch_xla.device()
+
+    def _replicate(self, device):
+        """Make this process a replica of the world's devices, which torch-xla does only for
+        torchrun's workers (in its xla:// handler) and xmp.spawn: until then its world_size() is
+        1, and it keeps the first answer. Per-core tasks call the replication step directly -
+        not upstream's multiprocess initialiser, whose Neuron hook would set the process index
+        to the local rank (docs/hardware.md#torch-xla)."""
+        if not os.environ.get("TORCHELASTIC_RUN_ID"):
+            self.xm.set_replication(device, self.xm.get_xla_supported_devices())
+        elif self.env.local_world_size == 1:
+            # The handler replicates a node's only worker over no device: a world of 1.
+            raise EnvironmentSetupError(
+                f"torchrun started one worker on this node (LOCAL_WORLD_SIZE=1) of a world of "
+                f"{self.env.world_size}: torch-xla 2.9 makes such a worker a world of its own; start "
+                "one worker per NeuronCore (launch: per-core, or torchrun --nproc_per_node = the "
+                "node's NeuronCores)")
 
     def prepare_model(self, model):
         model = model.to(self.torch_device)

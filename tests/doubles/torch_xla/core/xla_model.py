@@ -31,11 +31,37 @@ _rng_seed = 0
 
 
 def xla_device(n=None, devkind=None):
-    return torch.device("cpu")
+    return torch.device("cpu")  # the double's device: its str() is "cpu", the real one's "xla:0"
 
 
 def xla_device_hw(device):
     return "NEURON" if os.environ.get("PJRT_DEVICE") == "NEURON" else "CPU"
+
+
+def get_xla_supported_devices(max_devices=None):
+    """This process's devices: one, "xla:0"."""
+    return ["xla:0"][:max_devices] if max_devices else ["xla:0"]
+
+
+def set_replication(device, devices):
+    """Replicate over `devices` (this process's own, all of them) - then every device of the world
+    takes part in collectives and runtime.world_size() counts them - or, with none, over nothing
+    (a world of 1). The real one checks as below (xla_replication_devices), then tells the C++
+    runtime."""
+    def name(d):  # the double's device (the CPU) stands for "xla:0"
+        return "xla:0" if d == xla_device() else str(d)
+
+    device = name(device)
+    devices = [name(d) for d in devices]
+    if devices:
+        local = get_xla_supported_devices()
+        if len(devices) != len(local):
+            raise RuntimeError(f"Cannot replicate if number of devices ({len(devices)}) is different "
+                               f"from {len(local)}")
+        devices.index(device)  # ValueError when `device` is not among them, as in the real one
+        runtime._set_replication_devices(runtime.global_device_count())
+    else:
+        runtime._set_replication_devices(0)
 
 
 def mark_step(wait=False, reset_scope=True):

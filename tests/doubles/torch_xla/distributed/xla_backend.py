@@ -2,7 +2,7 @@
 https://github.com/pytorch/xla/blob/v2.9.0/torch_xla/distributed/xla_backend.py).
 
 Importing it registers the "xla" process-group backend and the xla:// rendezvous (which takes
-rank and world from the PJRT runtime, not from RANK/WORLD_SIZE), and replaces
+rank and world from the PJRT runtime, not from RANK/WORLD_SIZE: see _xla_rendezvous), and replaces
 `torch.distributed.new_group`, as the real module does.
 
 An "xla" process group is a ProcessGroupXla: its collectives are xm collectives over the
@@ -112,10 +112,20 @@ def _create_xla_process_group(prefix_store, rank, size, timeout):
 
 
 def _xla_rendezvous(url, timeout=datetime.timedelta(minutes=30), **kwargs):
-    rank, world = runtime.global_ordinal(), runtime.world_size()
+    """torch_xla/_internal/rendezvous.py's handler: only under torchrun does it replicate first
+    (over the worker's device when torchrun started several workers on the node, over nothing
+    when one); a process started otherwise keeps the replication it has - none unless it called
+    xm.set_replication - and so its world_size(). Rank and world come from the runtime."""
+    if os.environ.get("TORCHELASTIC_RUN_ID"):  # dist.is_torchelastic_launched()
+        device = xm.xla_device()
+        if int(os.environ["LOCAL_WORLD_SIZE"]) > 1:
+            xm.set_replication(device, xm.get_xla_supported_devices())
+        else:
+            xm.set_replication(device, [])
     store = dist.TCPStore(os.environ.get("MASTER_ADDR", "localhost"),
-                          int(os.environ["MASTER_PORT"]), world, rank == 0, timeout)
-    yield store, rank, world
+                          int(os.environ.get("MASTER_PORT", "12355")), runtime.process_count(),
+                          runtime.process_index() == 0, timeout)
+    yield store, runtime.global_ordinal(), runtime.world_size()
 
 
 def _mesh_option(pg_options):
