@@ -24,6 +24,15 @@ if pslurm srun -N2 --ntasks-per-node=32 --neuron-launch=torchrun "$neuron_world_
   "$neuron_world_double" check "$world" --cores-per-node 32 2>/dev/null; then
   fail "64 per-core workers without NEURON_PJRT_* were taken for one world"
 fi
+# ... and torchrun workers that would each get two of the node's 32 visible cores: torch-xla's
+# Neuron hook refuses them (one visible core per local worker), and so does the double.
+world=$(mktemp -d "$scratch/world.XXXXXX")
+if pslurm srun -N1 --ntasks-per-node=1 torchrun --nproc_per_node=16 -r 1 -t 1 --no_python \
+  "$neuron_world_double" record "$world" 2>"$scratch/torchrun16.err"; then
+  fail "16 torchrun workers on 32 visible cores joined a world"
+fi
+grep -q "value of 16 is not equal to count 32 from NEURON_RT_VISIBLE_CORES" "$scratch/torchrun16.err" ||
+  fail "16 torchrun workers on 32 cores: $(tail -n 3 "$scratch/torchrun16.err")"
 # trn-run in a job plans from the tree the plugin reads (fsroot=, exported as TRN_FSROOT) without
 # being told --fsroot: 32 workers per trn1.32xlarge node, not this machine's CPUs.
 plan=$(pslurm salloc -N2 --exclusive "$TRN_BUILD_DIR/bin/trn-run" bert_pretrain --plan --json 2>"$scratch/salloc.err") ||
