@@ -1,6 +1,7 @@
 """The trainer's XLA path on the torch-xla double (tests/doubles/torch_xla): one graph cut per
-micro-step plus one per optimizer step, one bucketed all-reduce call per step, no host read in
-the middle of a graph, the same losses as the CPU path, and the PJRT world checked."""
+micro-step plus one per optimizer step, the same three graphs every step after the first (nothing
+new to compile), one bucketed all-reduce call per step, no host read in the middle of a graph,
+the same losses as the CPU path, and the PJRT world checked."""
 
 import json
 import os
@@ -8,7 +9,8 @@ import subprocess
 
 import pytest
 
-from trainer_testlib import PYTHON, pretrain_args, read_metrics, run_cli, start_per_core, xla_double_env
+from trainer_testlib import (PYTHON, graphs_of_each_step, pretrain_args, read_metrics, run_cli,
+                             start_per_core, xla_double_env)
 
 STEPS, MICRO, GLOBAL = 3, 2, 12
 
@@ -51,6 +53,12 @@ def test_graph_cuts_all_reduces_and_host_syncs_per_step(corpus_dir, tmp_path, wo
         all_reduces = (STEPS if world > 1 else 0) + rendezvous["all_reduce_calls"]
         assert counts["all_reduce_calls"] == all_reduces, counts
         assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
+        # Three graphs per step at any accumulation once the gradients and the optimizer's
+        # state exist (first micro-step, the others, the optimizer step); the first step has
+        # its own first and last; the barrier one more.
+        runs = graphs_of_each_step(counts, STEPS, accumulation + 1)
+        assert len(set(runs[1])) == 3, runs
+        assert counts["distinct_graphs"] == 5 + rendezvous["graphs"], counts["graph_sequence"]
         if world > 1:  # the all-reduce comes after the last micro-step's cut, before the step's
             step = counts["events"][:accumulation + 3]
             assert step == ["cut"] * (accumulation + 1) + ["all_reduce", "cut"], counts["events"][:8]

@@ -61,6 +61,16 @@ def xla_double_env(stats, **extra):
     return env
 
 
+def graphs_of_each_step(counts, steps, per_step):
+    """The graphs each optimizer step ran on the torch-xla double (numbered in the order the
+    compiler first saw them), checked to be the same from the second step on: after the first
+    step, which makes the gradients and the optimizer's state, nothing new is compiled."""
+    sequence = counts["graph_sequence"]
+    runs = [sequence[i * per_step:(i + 1) * per_step] for i in range(steps)]
+    assert len(sequence) >= steps * per_step and all(run == runs[1] for run in runs[1:]), runs
+    return runs
+
+
 def start_per_core(world, args, env_of):
     """`world` trn_trainer processes started as spank_trn's per-core tasks (RANK, WORLD_SIZE,
     LOCAL_*, no torchrun), env_of(rank, **dist_vars) making each one's environment; their

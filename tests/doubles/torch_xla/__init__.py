@@ -7,7 +7,9 @@ as it would on Trainium. Collectives follow torch-xla's rules (docs/hardware.md#
 replica groups checked as XLA checks them and reduced within the caller's group only, the "xla"
 process groups and their meshes as torch_xla.distributed.xla_backend makes them, a barrier on
 them doing nothing. The double also counts what matters for the real compiler
-(docs/hardware.md#torch-xla): graph cuts (mark_step), all-reduce calls, and host syncs that read
+(docs/hardware.md#torch-xla): graph cuts (mark_step), the graphs run and how many of them are
+distinct (what the compiler compiles: the same operations on the same shapes in the same order
+are one graph, compiled once), all-reduce calls, and host syncs that read
 a tensor while the graph being traced has pending operations (each forces a partial graph to
 compile and run). With TORCH_XLA_DOUBLE_STATS=DIR each process writes DIR/<ordinal>.json at exit.
 Only APIs that torch-xla 2.9 has are defined: a call to one it removed (xm.xrt_world_size,

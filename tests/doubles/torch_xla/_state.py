@@ -12,6 +12,7 @@ read freely, as on a real device.
 
 import atexit
 import collections
+import hashlib
 import json
 import os
 import sys
@@ -75,6 +76,9 @@ class _State:
         self.events = []  # "cut", "all_reduce", "all_gather", "sync", "closures" in order
         self.sync_sites = collections.Counter()  # "file:function" of the code that read
         self.pending = False  # device operations traced since the last cut
+        self.traced = []  # what those operations were: (name, argument shapes and dtypes)
+        self.graph_keys = {}  # each distinct graph that ran -> its number, in order of first run
+        self.graph_sequence = []  # the number of each graph that ran, in order
         self.in_closure = False
         self.closures = []
         self.stochastic_rounding = os.environ.get("NEURON_RT_STOCHASTIC_ROUNDING_EN")
@@ -91,14 +95,25 @@ class _State:
                 break
         self.sync_sites[site] += 1
 
-    def collective(self, kind):
-        """A collective traced into the graph (kind: "all_reduce", "all_gather")."""
-        self.events.append(kind)
+    def trace(self, name, args):
+        """An operation traced into the pending graph: its name and its tensors' shapes and
+        dtypes, which (with the order) is what makes a graph the compiler has seen or a new one."""
+        self.traced.append((name, tuple((tuple(t.shape), str(t.dtype)) for t in _tensors(args))))
         self.pending = True
+
+    def collective(self, kind, groups=None, args=()):
+        """A collective traced into the graph (kind: "all_reduce", "all_gather") over `groups`."""
+        self.events.append(kind)
+        self.trace(f"{kind} {groups}", args)
 
     def cut(self):
         self.cuts += 1
         self.graphs += self.pending  # a cut with nothing traced since the last one runs nothing
+        if self.pending:
+            key = tuple(self.traced)
+            number = self.graph_keys.setdefault(key, len(self.graph_keys))
+            self.graph_sequence.append(number)
+        self.traced = []
         self.events.append("cut")
         self.pending = False
         closures, self.closures = self.closures, []
@@ -117,7 +132,13 @@ class _State:
             return
         ordinal = os.environ.get("NEURON_PJRT_PROCESS_INDEX", os.environ.get("RANK", "0"))
         with open(os.path.join(where, f"{ordinal}.json"), "w") as f:
-            json.dump({"cuts": self.cuts, "graphs": self.graphs, "all_reduce_calls": self.all_reduce_calls,
+            json.dump({"cuts": self.cuts, "graphs": self.graphs, "distinct_graphs": len(self.graph_keys),
+                       "graph_sequence": self.graph_sequence,
+                       # What each distinct graph was, comparable between processes: SPMD ranks
+                       # must compile the same graphs (replica groups included).
+                       "graph_digests": [hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+                                         for key in self.graph_keys],
+                       "all_reduce_calls": self.all_reduce_calls,
                        "mid_graph_syncs": self.mid_graph_syncs, "events": self.events,
                        "sync_sites": dict(self.sync_sites),
                        # What the runtime would have read when it started.
@@ -147,7 +168,7 @@ class _Watch(torch.overrides.TorchFunctionMode):
             computes = isinstance(result, torch.Tensor) and func not in _NO_COMPUTE and \
                 getattr(func, "__name__", "") not in ("__get__", "__set__")
             if computes and not STATE.in_closure:
-                STATE.pending = True
+                STATE.trace(getattr(func, "__name__", str(func)), (args, kwargs))
         return result
 
 

@@ -93,7 +93,7 @@ def all_reduce(reduce_type, inputs, scale=1.0, groups=None, pin_layout=True):
     if reduce_type not in _CARRIED_OPS:
         raise RuntimeError(f"Unknown AllReduce type: {reduce_type}")
     group = _my_group("all-reduce", groups, uniform=False)  # then the groups when compiled
-    STATE.collective("all_reduce")
+    STATE.collective("all_reduce", groups, inputs)
     STATE.all_reduce_calls += 1
     tensors = inputs if isinstance(inputs, list) else [inputs.clone()]
     for t in tensors:
@@ -137,7 +137,7 @@ def all_gather(value, dim=0, groups=None, output=None, pin_layout=True, channel_
         assert all(len(g) == len(groups[0]) for g in groups), \
             "Replica groups must have the same number of replicas/shards."
     group = _my_group("all-gather", _replica_groups.parse(groups), uniform=True)
-    STATE.collective("all_gather")
+    STATE.collective("all_gather", groups, value)
     parts = _gloo_carrier.all_gather(value, group, runtime.global_ordinal(), runtime.world_size())
     return torch.cat(parts, dim=dim)
 
