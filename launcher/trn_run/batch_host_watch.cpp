@@ -58,53 +58,130 @@ int end_job_without_its_batch_host(const plan::Plan& plan, const run::SlurmAlloc
   return run_process({"scancel", std::to_string(job.job_id)}) == 0 ? kSuccess : kNodeFailure;
 }
 
+constexpr unsigned kWatcherStarts = 5;  // a watcher that keeps ending is a problem to report
+constexpr auto kBeforeRestart = std::chrono::seconds(5);
+
+// The watcher's node: the job's last node other than the batch host, preferring one that is not
+// `avoid` (where the previous watcher ended); empty for a one-node job.
+std::string pick_watcher_node(const std::vector<std::string>& nodes, const std::string& batch_host,
+                              const std::string& avoid) {
+  std::string picked;
+  for (const auto& node : nodes) {
+    if (node != batch_host && (node != avoid || picked.empty())) picked = node;
+  }
+  return picked;
+}
+
+// Starts the watcher step on `node`; its pid, or -1 (said on stderr) when srun cannot start.
+// srun's own messages (a refused or failed step) go to logs/batch_host_watch.srun.log.
+int start_watcher_step(const std::string& node, const run::SlurmAllocation& allocation,
+                       const std::string& batch_host, const plan::Plan& plan,
+                       const InstallLayout& layout) {
+  const auto log = plan.run_dir / "logs" / "batch_host_watch.srun.log";
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  ProcessOptions options;
+  options.stdin_dev_null = true;
+  options.output_fd = fd;
+  if (fd < 0) options.stderr_to = StderrTo::kDevNull;
+  int pid = -1;
+  try {
+    // --overlap: it shares the node with every later step and holds none of its CPUs.
+    pid = start_process({"srun",
+                         "--overlap",
+                         "--quiet",
+                         "--nodes=1",
+                         "--ntasks=1",
+                         "--nodelist=" + node,
+                         "--job-name=trn-batch-host-watch",
+                         "--open-mode=append",
+                         "--output=/dev/null",
+                         (layout.bin_dir / "trn-launcher").string(),
+                         "watch-batch-host",
+                         "--job",
+                         std::to_string(allocation.job_id),
+                         "--batch-host",
+                         batch_host,
+                         "--requeue",
+                         std::string(plan::to_string(plan.requeue)),
+                         "--restart-count",
+                         std::to_string(allocation.restart_count),
+                         "--max-restarts",
+                         std::to_string(plan.max_restarts),
+                         "--run-dir",
+                         plan.run_dir.string()},
+                        options);
+  } catch (const Error& error) {
+    std::cerr << "trn-run: warning: cannot start the batch host's watcher on " << node << " ("
+              << error.what() << "): losing " << batch_host
+              << " would leave the job holding its nodes until its time limit\n";
+  }
+  if (fd >= 0) ::close(fd);
+  return pid;
+}
+
+// The nodes the job holds while it still runs with its batch host; nullopt otherwise (the job
+// is over, requeued, or Slurm did not answer).
+std::optional<std::vector<std::string>> nodes_while_held(std::uint32_t job_id,
+                                                         const std::string& batch_host) {
+  const auto line = ask_slurm({"scontrol", "show", "job", "-o", std::to_string(job_id)});
+  const auto record = line ? run::parse_job_record(*line) : std::nullopt;
+  if (!record) return std::nullopt;
+  try {
+    auto held = slurm_hostnames(record->node_list, kSlurmAnswer);
+    if (run::judge_batch_host(*record, batch_host, held) != run::BatchHostState::kHeld)
+      return std::nullopt;
+    return held;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// Keeps a watcher running for as long as trn-run does: when the watcher's step ends while the
+// job still runs with its batch host (its node was lost and replaced, or srun failed), a new one
+// starts on another node the job holds. On its own thread, which waits for the step.
+void keep_watching(std::string node, int pid, run::SlurmAllocation allocation,
+                   std::string batch_host, plan::Plan plan, InstallLayout layout) {
+  for (unsigned started = 1;; ++started) {
+    int status = 0;
+    try {
+      status = wait_process(pid);
+    } catch (const Error&) {
+      return;  // not ours to wait for any more
+    }
+    std::this_thread::sleep_for(kBeforeRestart);
+    const auto held = nodes_while_held(allocation.job_id, batch_host);
+    if (!held) return;  // the job ended or left its batch host: nothing to watch from here
+    if (started >= kWatcherStarts) {
+      std::cerr << "trn-run: warning: the batch host's watcher ended " << started
+                << " times (see " << (plan.run_dir / "logs" / "batch_host_watch.srun.log").string()
+                << "); losing " << batch_host
+                << " would leave the job holding its nodes until its time limit\n";
+      return;
+    }
+    const auto ended_on = node;
+    node = pick_watcher_node(*held, batch_host, ended_on);
+    if (node.empty()) return;
+    std::cerr << "trn-run: the batch host's watcher on " << ended_on << " ended (status "
+              << status << "); watching again from " << node << '\n';
+    pid = start_watcher_step(node, allocation, batch_host, plan, layout);
+    if (pid < 0) return;
+  }
+}
+
 }  // namespace
 
 void start_batch_host_watch(const run::SlurmAllocation& allocation,
                             const std::vector<std::string>& job_nodes, const plan::Plan& plan,
                             const InstallLayout& layout) {
   const auto batch_host = this_node_name();
-  std::string watcher;
-  for (const auto& node : job_nodes) {
-    if (node != batch_host) watcher = node;
-  }
-  if (watcher.empty()) return;  // one node: Slurm requeues or ends the job itself
-  const auto logs = plan.run_dir / "logs";
-  std::filesystem::create_directories(logs);
-  ProcessOptions options;
-  options.stdin_dev_null = true;
-  options.stderr_to = StderrTo::kDevNull;
-  try {
-    // --overlap: it shares the node with every later step and holds none of its CPUs.
-    start_process({"srun",
-                   "--overlap",
-                   "--quiet",
-                   "--nodes=1",
-                   "--ntasks=1",
-                   "--nodelist=" + watcher,
-                   "--job-name=trn-batch-host-watch",
-                   "--open-mode=append",
-                   "--output=/dev/null",
-                   (layout.bin_dir / "trn-launcher").string(),
-                   "watch-batch-host",
-                   "--job",
-                   std::to_string(allocation.job_id),
-                   "--batch-host",
-                   batch_host,
-                   "--requeue",
-                   std::string(plan::to_string(plan.requeue)),
-                   "--restart-count",
-                   std::to_string(allocation.restart_count),
-                   "--max-restarts",
-                   std::to_string(plan.max_restarts),
-                   "--run-dir",
-                   plan.run_dir.string()},
-                  options);
-  } catch (const Error& error) {
-    std::cerr << "trn-run: warning: cannot start the batch host's watcher on " << watcher << " ("
-              << error.what() << "): losing " << batch_host
-              << " would leave the job holding its nodes until its time limit\n";
-  }
+  const auto node = pick_watcher_node(job_nodes, batch_host, "");
+  if (node.empty()) return;  // one node: Slurm requeues or ends the job itself
+  std::filesystem::create_directories(plan.run_dir / "logs");
+  const int pid = start_watcher_step(node, allocation, batch_host, plan, layout);
+  if (pid < 0) return;
+  std::cout << "trn-run: watching the batch host " << batch_host << " from " << node << '\n'
+            << std::flush;
+  std::thread(keep_watching, node, pid, allocation, batch_host, plan, layout).detach();
 }
 
 int watch_batch_host_command(const std::vector<std::string>& args) {

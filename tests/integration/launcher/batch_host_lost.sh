@@ -5,10 +5,27 @@
 # batch host's watcher on another node (docs/recovery.md#batch-host) sees the job lose its
 # batch host and requeues it. The requeued job runs on the nodes left; its trainer resumes
 # from the newest committed checkpoint of the same run directory (same job id) and ends at the
-# uninterrupted run's loss.
+# uninterrupted run's loss. Before that, in another job, the watcher's own node is lost and
+# trn-run starts the watcher again on another node.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=4)
+
+# First the watcher's own node is lost (a long job, cancelled once seen): the job goes on, and
+# trn-run starts the watcher again on another node the job holds.
+long=$(slurm_with_tools sbatch --parsable --exclusive --nodes=3 --nodelist="$(node 1),$(node 2),$(node 3)" \
+  -D "$scratch" trn-run bert_tiny --data "$(test_data_dir)" --steps 100000 --output-root "$scratch/runs" --spare-nodes 1)
+long_out="$scratch/trn-run-$long.out"
+wait_until 120 "job $long's watcher started" grep -q "watching the batch host" "$long_out"
+watcher=$(sed -n 's/^trn-run: watching the batch host [^ ]* from //p' "$long_out")
+expect_eq "$watcher" "$(node 3)" "the first watcher's node (the job's last)"
+kill_node_until_exit "$watcher"
+wait_until 90 "job $long's watcher started again on $(node 2)" grep -q "watching again from $(node 2)" "$long_out"
+wait_until 30 "a watcher running on $(node 2)" on_node 2 pgrep -f "watch-batch-host --job $long"
+slurm scancel "$long"
+job_end_state "$long" >/dev/null
+cluster start-slurmd "$watcher" >/dev/null
+wait_nodes_idle 60 >/dev/null
 
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 run="$scratch/runs/bert_tiny-$job"
