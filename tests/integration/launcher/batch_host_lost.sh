@@ -20,7 +20,9 @@ wait_until 120 "job $long's watcher started" grep -q "watching the batch host" "
 watcher=$(sed -n 's/^trn-run: watching the batch host [^ ]* from //p' "$long_out")
 expect_eq "$watcher" "$(node 3)" "the first watcher's node (the job's last)"
 kill_node_until_exit "$watcher"
+watcher_lost_at=$SECONDS
 wait_until 90 "job $long's watcher started again on $(node 2)" grep -q "watching again from $(node 2)" "$long_out"
+echo "the watcher started again $((SECONDS - watcher_lost_at)) s after its node was lost"
 wait_until 30 "a watcher running on $(node 2)" on_node 2 pgrep -f "watch-batch-host --job $long"
 slurm scancel "$long"
 job_end_state "$long" >/dev/null
