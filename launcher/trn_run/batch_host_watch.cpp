@@ -138,9 +138,11 @@ std::optional<std::vector<std::string>> nodes_while_held(std::uint32_t job_id,
 
 // Keeps a watcher running for as long as trn-run does: when the watcher's step ends while the
 // job still runs with its batch host (its node was lost and replaced, or srun failed), a new one
-// starts on another node the job holds. On its own thread, which waits for the step.
-void keep_watching(std::string node, int pid, run::SlurmAllocation allocation,
-                   std::string batch_host, plan::Plan plan, InstallLayout layout) {
+// starts on another node the job holds. On its own thread, which waits for the step (the
+// references are to the thread's own copies of its arguments, which live as long as it).
+void keep_watching(std::string node, int pid, const run::SlurmAllocation& allocation,
+                   const std::string& batch_host, const plan::Plan& plan,
+                   const InstallLayout& layout) {
   for (unsigned started = 1;; ++started) {
     int status = 0;
     try {
@@ -152,17 +154,16 @@ void keep_watching(std::string node, int pid, run::SlurmAllocation allocation,
     const auto held = nodes_while_held(allocation.job_id, batch_host);
     if (!held) return;  // the job ended or left its batch host: nothing to watch from here
     if (started >= kWatcherStarts) {
-      std::cerr << "trn-run: warning: the batch host's watcher ended " << started
-                << " times (see " << (plan.run_dir / "logs" / "batch_host_watch.srun.log").string()
-                << "); losing " << batch_host
-                << " would leave the job holding its nodes until its time limit\n";
+      std::cerr << "trn-run: warning: the batch host's watcher ended " << started << " times (see "
+                << (plan.run_dir / "logs" / "batch_host_watch.srun.log").string() << "); losing "
+                << batch_host << " would leave the job holding its nodes until its time limit\n";
       return;
     }
     const auto ended_on = node;
     node = pick_watcher_node(*held, batch_host, ended_on);
     if (node.empty()) return;
-    std::cerr << "trn-run: the batch host's watcher on " << ended_on << " ended (status "
-              << status << "); watching again from " << node << '\n';
+    std::cerr << "trn-run: the batch host's watcher on " << ended_on << " ended (status " << status
+              << "); watching again from " << node << '\n';
     pid = start_watcher_step(node, allocation, batch_host, plan, layout);
     if (pid < 0) return;
   }

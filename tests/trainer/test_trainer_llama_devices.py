@@ -33,15 +33,20 @@ def test_tensor_parallel_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_pa
     stats.mkdir()
     out = tmp_path / "xla"
     results = start_per_core(2, lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32",
-                                        "--tensor-parallel", "2"),
+                                        "--tensor-parallel", "2", "--log-every", "2"),
                              lambda rank, **dist_vars: xla_double_env(stats, **dist_vars))
     for proc, stdout, stderr in results:
         assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
-    losses = [m["loss"] for m in read_metrics(out)]
+    rows = read_metrics(out)
+    losses = [m["loss"] for m in rows]
     assert len(losses) == STEPS and max(abs(a - b) for a, b in zip(losses, cpu_losses)) < 1e-4
+    assert [m["step"] for m in rows] == [1, 2, 3] and all(m["step_time_s"] > 0 for m in rows), rows
     for ordinal in range(2):
         counts = json.load(open(stats / f"{ordinal}.json"))
         assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
+        # A host read waits for the device: the step values are read after steps 2 (--log-every)
+        # and 3 (the last, which checkpoints), once each step's graph ran - not after every step.
+        assert counts["events"].count("closures") == 2, counts["events"]
         # 4 micro-steps and the optimizer step; after the first step no new graph.
         assert len(set(graphs_of_each_step(counts, STEPS, 4 + 1)[1])) == 3, counts["graph_sequence"]
 
@@ -70,6 +75,9 @@ def test_tensor_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, cp
         counts = json.load(open(stats / f"{ordinal}.json"))
         assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
         runs = graphs_of_each_step(counts, STEPS, accumulation + 1)  # no new graph after step 1
+        # The last step checkpoints (ZeRO-1's state included) without a graph of its own: after
+        # the steps' graphs only the final barrier's (xm.rendezvous) runs.
+        assert len(counts["graph_sequence"]) == STEPS * (accumulation + 1) + 1, counts["graph_sequence"]
         digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1][:-1]))
     # Every rank traced the same micro-step graphs, replica groups included (a rank that knew
     # only its own group's would compile another). The optimizer step's graph differs between

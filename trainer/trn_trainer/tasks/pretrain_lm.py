@@ -32,6 +32,7 @@ from ..training.host_memory import check_fits
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, warmup_steps
 from ..weights import tp_weights
+from .pretrain_lm_log import LmStepLog
 from .pretrain_lm_saves import LmSaves
 
 
@@ -132,10 +133,10 @@ def _train(args, env, heartbeat):
             "writing nothing")
     metrics = _metrics_file(args.output, start) if writes else None
     events = run_events(args, start) if writes else None
-    started, losses = time.time(), []
+    log = LmStepLog(args, device, data.seq_len, metrics, events, main)
+    started = time.time()
     heartbeat.step_done(start)
     for step in range(start + 1, args.steps + 1):
-        began = time.perf_counter()
         batches = data.micro_batches(consumed, args.global_batch, args.micro_batch, dp, groups.dp_rank)
         loss_sum = None
         for batch in device.micro_batches([{"ids": ids} for ids in batches]):
@@ -152,23 +153,11 @@ def _train(args, env, heartbeat):
         weights.model.zero_grad(set_to_none=False)
         if weights.master:  # the fp32 copies' gradients are made anew from the model's each step
             optimizer.zero_grad(set_to_none=True)
-        device.step_end()
         consumed += args.global_batch
-        losses.append(loss_sum.item())  # after the step's graph ran (XLA): no extra graph cut
-        heartbeat.step_done(step)
-        seconds = time.perf_counter() - began
-        tokens_per_s = args.global_batch * data.seq_len / seconds
-        if writes:
-            row = {"loss": losses[-1], "lr": lr, "grad_norm": norm.item(), "tokens_per_s": tokens_per_s}
-            metrics.write(json.dumps({"step": step, **row, "step_time_s": seconds}) + "\n")
-            metrics.flush()
-            if events is not None:
-                events.step(step, row)
-        if main:
-            if step % args.log_every == 0 or step in (1, args.steps):
-                print(f"step {step}/{args.steps} | loss {losses[-1]:.4f} | lr {lr:.3e} | "
-                      f"{tokens_per_s:,.0f} tokens/s", flush=True)
         due = step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0)
+        log.step(step, loss_sum, norm, lr, read_now=due or step % args.log_every == 0)
+        device.step_end()  # XLA: cut and run the step's graph; the reads follow it
+        heartbeat.step_done(step)
         if due and not extract:
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
             with heartbeat.checkpointing():
@@ -176,11 +165,13 @@ def _train(args, env, heartbeat):
                                      last=step == args.steps)
             if events is not None and stall_s is not None:
                 events.checkpoint_stall(step, stall_s)
+            log.restart_clock()
     saves.finish()
     if writes:
         metrics.close()
         if events is not None:
             events.close()
+    losses = log.losses
     if main and not losses:  # resumed from the last step: nothing left to train
         print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
     elif writes:
