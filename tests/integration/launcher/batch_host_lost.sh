@@ -16,7 +16,8 @@ args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_ever
 long=$(slurm_with_tools sbatch --parsable --exclusive --nodes=3 --nodelist="$(node 1),$(node 2),$(node 3)" \
   -D "$scratch" trn-run bert_tiny --data "$(test_data_dir)" --steps 100000 --output-root "$scratch/runs" --spare-nodes 1)
 long_out="$scratch/trn-run-$long.out"
-wait_until 120 "job $long's watcher started" grep -q "watching the batch host" "$long_out"
+on_exit "slurm scancel $long 2>/dev/null || true"
+wait_until 120 "job $long's watcher started" grep -qs "watching the batch host" "$long_out"
 watcher=$(sed -n 's/^trn-run: watching the batch host [^ ]* from //p' "$long_out")
 expect_eq "$watcher" "$(node 3)" "the first watcher's node (the job's last)"
 kill_node_until_exit "$watcher"
@@ -32,6 +33,7 @@ wait_nodes_idle 60 >/dev/null
 job=$(slurm_with_tools sbatch --parsable --exclusive --nodes=2 -D "$scratch" trn-run "${args[@]}")
 run="$scratch/runs/bert_tiny-$job"
 out="$scratch/trn-run-$job.out"
+on_exit "slurm scancel $job 2>/dev/null || true"  # a failure here leaves no job holding the nodes of the next test
 job_field() { slurm scontrol show job -o "$job" | grep -o " $1=[^ ]*" | cut -d= -f2; }
 wait_until 300 "checkpoint $run/ckpt_4 committed" test -f "$run/ckpt_4.json"
 batch_host=$(job_field BatchHost)
@@ -42,7 +44,7 @@ killed_at=$SECONDS
 echo "lost $batch_host (batch host, rank 0) after checkpoint $(newest_checkpoint "$run")"
 
 until [[ $(job_field Restarts) -ge 1 ]]; do
-  ((SECONDS - killed_at < 120)) || fail "job $job was not requeued ($(job_field JobState), nodes $(job_field NodeList))"
+  ((SECONDS - killed_at < 120)) || fail "job $job was not requeued ($(job_field JobState), nodes $(job_field NodeList)); the watcher's log: $(cat "$run/logs/batch_host_watch.log" "$run/logs/batch_host_watch.srun.log" 2>&1)"
   sleep 1
 done
 echo "requeued $((SECONDS - killed_at)) s after the loss; $batch_host is $(slurm sinfo -h -n "$batch_host" -o %T)"
