@@ -72,12 +72,17 @@ std::string pick_watcher_node(const std::vector<std::string>& nodes, const std::
   return picked;
 }
 
+// Where srun's own messages for the watcher step go.
+std::filesystem::path watcher_srun_log(const plan::Plan& plan) {
+  return plan.run_dir / "logs" / "batch_host_watch.srun.log";
+}
+
 // Starts the watcher step on `node`; its pid, or -1 (said on stderr) when srun cannot start.
 // srun's own messages (a refused or failed step) go to logs/batch_host_watch.srun.log.
 int start_watcher_step(const std::string& node, const run::SlurmAllocation& allocation,
                        const std::string& batch_host, const plan::Plan& plan,
                        const InstallLayout& layout) {
-  const auto log = plan.run_dir / "logs" / "batch_host_watch.srun.log";
+  const auto log = watcher_srun_log(plan);
   const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   ProcessOptions options;
   options.stdin_dev_null = true;
@@ -119,18 +124,20 @@ int start_watcher_step(const std::string& node, const run::SlurmAllocation& allo
   return pid;
 }
 
-// The nodes the job holds while it still runs with its batch host; nullopt otherwise (the job
-// is over, requeued, or Slurm did not answer).
-std::optional<std::vector<std::string>> nodes_while_held(std::uint32_t job_id,
-                                                         const std::string& batch_host) {
+// What Slurm says of the job and its batch host now, with the nodes the job holds; nullopt when
+// it did not answer in time (no evidence either way).
+struct JobNow {
+  run::BatchHostState state;
+  std::vector<std::string> held;
+};
+std::optional<JobNow> ask_job_now(std::uint32_t job_id, const std::string& batch_host) {
   const auto line = ask_slurm({"scontrol", "show", "job", "-o", std::to_string(job_id)});
   const auto record = line ? run::parse_job_record(*line) : std::nullopt;
   if (!record) return std::nullopt;
   try {
     auto held = slurm_hostnames(record->node_list, kSlurmAnswer);
-    if (run::judge_batch_host(*record, batch_host, held) != run::BatchHostState::kHeld)
-      return std::nullopt;
-    return held;
+    const auto state = run::judge_batch_host(*record, batch_host, held);
+    return JobNow{state, std::move(held)};
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -151,16 +158,17 @@ void keep_watching(std::string node, int pid, const run::SlurmAllocation& alloca
       return;  // not ours to wait for any more
     }
     std::this_thread::sleep_for(kBeforeRestart);
-    const auto held = nodes_while_held(allocation.job_id, batch_host);
-    if (!held) return;  // the job ended or left its batch host: nothing to watch from here
+    const auto now = ask_job_now(allocation.job_id, batch_host);
+    // The job ended or left its batch host (or Slurm is silent): nothing to watch from here.
+    if (!now || now->state != run::BatchHostState::kHeld) return;
     if (started >= kWatcherStarts) {
       std::cerr << "trn-run: warning: the batch host's watcher ended " << started << " times (see "
-                << (plan.run_dir / "logs" / "batch_host_watch.srun.log").string() << "); losing "
-                << batch_host << " would leave the job holding its nodes until its time limit\n";
+                << watcher_srun_log(plan).string() << "); losing " << batch_host
+                << " would leave the job holding its nodes until its time limit\n";
       return;
     }
     const auto ended_on = node;
-    node = pick_watcher_node(*held, batch_host, ended_on);
+    node = pick_watcher_node(now->held, batch_host, ended_on);
     if (node.empty()) return;
     std::cerr << "trn-run: the batch host's watcher on " << ended_on << " ended (status " << status
               << "); watching again from " << node << '\n';
@@ -226,16 +234,9 @@ int watch_batch_host_command(const std::vector<std::string>& args) {
   job.restart_count = restart_count;
   for (;;) {
     std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms));
-    const auto line = ask_slurm({"scontrol", "show", "job", "-o", std::to_string(job_id)});
-    const auto record = line ? run::parse_job_record(*line) : std::nullopt;
-    if (!record) continue;  // no answer: ask again
-    std::vector<std::string> held;
-    try {
-      held = slurm_hostnames(record->node_list, kSlurmAnswer);
-    } catch (const Error&) {
-      continue;
-    }
-    switch (run::judge_batch_host(*record, batch_host, held)) {
+    const auto now = ask_job_now(job_id, batch_host);
+    if (!now) continue;  // no answer: ask again
+    switch (now->state) {
       case run::BatchHostState::kHeld:
         continue;
       case run::BatchHostState::kJobOver:

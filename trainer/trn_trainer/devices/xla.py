@@ -26,12 +26,17 @@ def _neuron_arch():
     return None
 
 
+def _under_torchrun():
+    """torch.distributed.is_torchelastic_launched()'s test, before torch.distributed is needed."""
+    return bool(os.environ.get("TORCHELASTIC_RUN_ID"))
+
+
 def _describe_world(env):
     """Per-core launch (each process a worker, no torchrun): the Neuron PJRT world from our own
     rank and world, unless the launcher (spank_trn) described it already. torch-neuronx derives it
     only under torchrun (docs/hardware.md#torch-neuronx-world). Must run before torch_xla is
     imported: the runtime reads it once."""
-    if os.environ.get("TORCHELASTIC_RUN_ID") or not env.distributed:
+    if _under_torchrun() or not env.distributed:
         return
     os.environ.setdefault(env_names.NEURON_PJRT_PROCESS_INDEX, str(env.rank))
     os.environ.setdefault(env_names.PJRT_LOCAL_PROCESS_RANK, str(env.local_rank))
@@ -110,7 +115,7 @@ class XlaDevice(Device):
         1, and it keeps the first answer. Per-core tasks call the replication step directly -
         not upstream's multiprocess initialiser, whose Neuron hook would set the process index
         to the local rank (docs/hardware.md#torch-xla)."""
-        if not os.environ.get("TORCHELASTIC_RUN_ID"):
+        if not _under_torchrun():
             self.xm.set_replication(device, self.xm.get_xla_supported_devices())
         elif self.env.local_world_size == 1:
             # The handler replicates a node's only worker over no device: a world of 1.
