@@ -1,6 +1,6 @@
 // trn-cache: look after a Neuron compile cache (docs/hardware.md#compile-cache).
 //   trn-cache status      [--root DIR] [--list] [--json]
-//   trn-cache clear-locks [--root DIR] [--older-than AGE]
+//   trn-cache clear-locks [--root DIR] [--older-than AGE] [--missing-ok]
 //   trn-cache prune       [--root DIR] [--failed] [--older-than AGE] [--max-size SIZE]
 //                         [--dry-run] [--json]
 //   trn-cache pull        --from SHARED [--to LOCAL] [--compiler-version V] [--json]
@@ -55,6 +55,7 @@ const char* const usage_text =
     "               [--root DIR] [--list] [--json]\n"
     "  clear-locks  delete lock files older than --older-than (default 1h); refused while\n"
     "               neuronx-cc or neuron_parallel_compile runs on this node  [--root DIR]\n"
+    "               [--missing-ok: a root that does not exist holds no lock]\n"
     "  prune        delete entries (never locked ones): --failed, --older-than AGE (unused\n"
     "               that long), --max-size SIZE (least recently used first)\n"
     "               [--root DIR] [--dry-run] [--json]\n"
@@ -156,6 +157,11 @@ int run_clear_locks(const po::variables_map& options) {
   }
   if (options.count("proc-root") != 0U) clear.proc_root = options["proc-root"].as<std::string>();
   const auto root = root_option(options, "root");
+  // A node that never compiled (a spare trn-run swapped in) has no cache and no stale lock.
+  if (options.count("missing-ok") != 0U && !std::filesystem::exists(root)) {
+    std::cout << "trn-cache: no compile cache at " << root.string() << ": no lock to clear\n";
+    return kSuccess;
+  }
   const auto report = cache::clear_locks(root, clear);
   for (const auto& lock : report.removed) std::cout << "removed " << lock.string() << '\n';
   std::cout << "trn-cache: removed " << report.removed.size() << " stale lock(s) in "
@@ -286,7 +292,8 @@ po::options_description options_for(const std::string& command) {
     options.add_options()("list", "one line per entry")("json", "JSON report");
   } else if (command == "clear-locks") {
     options.add_options()("older-than", po::value<std::string>()->default_value("1h"), "age")(
-        "proc-root", po::value<std::string>(), "process table (tests)");
+        "proc-root", po::value<std::string>(), "process table (tests)")(
+        "missing-ok", "no root: nothing to clear");
   } else if (command == "prune") {
     options.add_options()("failed", "failed entries")("older-than", po::value<std::string>(),
                                                       "age")(

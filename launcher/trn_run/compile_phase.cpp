@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <iostream>
+#include <map>
 
 #include "common/exit_codes.hpp"
 #include "step_nodes.hpp"
@@ -44,18 +45,6 @@ std::optional<std::filesystem::path> installed_compiler(
   return compiler;
 }
 
-std::vector<std::string> one_task_per_node(const CompileRequest& request) {
-  if (!request.starter.empty()) return request.starter;
-  const auto& plan = *request.plan;
-  const bool overlap = request.overlap;
-  const auto nodes = std::to_string(plan.nodes);
-  std::vector<std::string> argv = {"srun", "--nodes=" + nodes, "--ntasks=" + nodes,
-                                   "--ntasks-per-node=1"};
-  if (overlap) argv.emplace_back("--overlap");
-  for (auto& option : srun_node_selection(plan)) argv.push_back(std::move(option));
-  return argv;
-}
-
 // The installed compiler's version (it names the cache's neuronxcc-<version> folder), or
 // "unknown" when neuronx-cc is not on PATH.
 std::string compiler_version() {
@@ -78,6 +67,18 @@ nlohmann::json compile_configuration(const plan::Plan& plan) {
 }
 
 }  // namespace
+
+std::vector<std::string> one_task_per_node(const CompileRequest& request) {
+  if (!request.starter.empty()) return request.starter;
+  const auto& plan = *request.plan;
+  const bool overlap = request.overlap;
+  const auto nodes = std::to_string(plan.nodes);
+  std::vector<std::string> argv = {"srun", "--nodes=" + nodes, "--ntasks=" + nodes,
+                                   "--ntasks-per-node=1"};
+  if (overlap) argv.emplace_back("--overlap");
+  for (auto& option : srun_node_selection(plan)) argv.push_back(std::move(option));
+  return argv;
+}
 
 CacheTiers cache_tiers(const std::optional<std::string>& shared_option) {
   CacheTiers tiers;
@@ -178,23 +179,45 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
 
   // Every node's neuron_parallel_compile output, labels removed, read for its summary.
   std::string output;
+  std::map<std::string, std::string> output_of_node;
   for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
     const auto name = entry.path().filename().string();
     if (!name.starts_with("compile_") || !name.ends_with(suffix)) continue;
+    auto& node_output = output_of_node[name.substr(8, name.size() - 8 - suffix.size())];
     for (const auto& rank :
          run::split_labelled_output(read_text(entry.path(), "it is one node's compile log"), name))
-      output += rank.text;
+      node_output += rank.text;
+    output += node_output;
+  }
+  // Under srun each of the plan's nodes writes compile_<its Slurm name>: one without its
+  // compiler's ending was lost or killed mid-compile, whatever srun's exit says.
+  if (request.starter.empty()) {
+    for (const auto& node : plan.node_list) {
+      if (!cache::npc_run_ended(cache::parse_npc_output(output_of_node[node])))
+        result.unfinished_nodes.push_back(node);
+    }
   }
   const auto interpreted = cache::interpret_npc_run(output, status);
-  result.ok = interpreted.ok();
+  result.ok = interpreted.ok() && result.unfinished_nodes.empty();
   result.report = cache::to_json(interpreted);
   result.report["manifest"] = key;
+  if (!result.unfinished_nodes.empty()) {
+    result.report["outcome"] = "unfinished";
+    result.report["unfinished_nodes"] = result.unfinished_nodes;
+  }
   result.report["seconds"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   write_file_atomically(plan.run_dir / "compile.json", result.report.dump(2) + "\n", 0644);
   if (!result.ok) {
-    result.message = "compilation failed: " + interpreted.message + " (logs: " + log_dir.string() +
-                     "/compile_*)";
+    std::string unfinished;
+    for (const auto& node : result.unfinished_nodes)
+      unfinished += (unfinished.empty() ? "" : ", ") + node;
+    result.message = "compilation failed: " +
+                     (unfinished.empty() ? interpreted.message
+                                         : "neuron_parallel_compile did not finish on " +
+                                               unfinished + " (no summary in its log; srun exit " +
+                                               std::to_string(status) + ")") +
+                     " (logs: " + log_dir.string() + "/compile_*)";
     return result;
   }
   cache::write_manifest(

@@ -38,6 +38,10 @@ struct CompileRequest {
   std::vector<std::string> task_prefix;
 };
 
+// The start of a command that runs one task on each of the plan's nodes: srun (with --overlap
+// when asked), or the request's starter.
+std::vector<std::string> one_task_per_node(const CompileRequest& request);
+
 // Phases 1 and 2 of a run, reported in `phases` (cache_pull, compile): an exit code when the run
 // ends here (compilation failed, or `compile_only`: trn-compile), none when training follows.
 std::optional<int> pull_and_compile(const CompileRequest& request, nlohmann::json& phases,
@@ -51,6 +55,9 @@ struct CompilePhaseResult {
   bool ok = true;
   nlohmann::json report;  // also written to <run_dir>/compile.json when a compile ran
   std::string message;    // for the user when !ok
+  // The plan's nodes whose compiler did not run to its end (no summary in their log): lost, or
+  // killed with the step. A compile step that leaves one unfinished is not ok.
+  std::vector<std::string> unfinished_nodes;
 };
 
 // Phase 2: neuron_parallel_compile on every node (one agent per node), unless absent or the

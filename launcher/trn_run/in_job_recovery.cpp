@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
+#include <thread>
 
 #include "common/exit_codes.hpp"
 #include "common/node_drain.hpp"
@@ -13,6 +14,7 @@
 #include "step_setup.hpp"
 #include "train_phase.hpp"
 #include "trn/common/env_names.hpp"
+#include "trn/common/process.hpp"
 #include "trn/health/check_result.hpp"
 #include "trn/plan/plan_report.hpp"
 #include "trn/plan/task_command.hpp"
@@ -131,11 +133,139 @@ nlohmann::json straggler_records(const std::vector<run::Straggler>& stragglers) 
   return records;
 }
 
+// Drains each of `failure`'s nodes with its reason, saying so; returns their names.
+std::vector<std::string> drain_failed(const Failure& failure) {
+  std::vector<std::string> failed;
+  for (const auto& [node, reason] : failure.nodes) {
+    std::string message;
+    const bool drained = drain_node(node, reason, message);
+    std::cerr << "trn-run: " << node << " failed (" << reason << "); "
+              << (drained ? "drained" : message) << '\n';
+    failed.push_back(node);
+  }
+  return failed;
+}
+
+// "lost -> spare, ..." for the job's log and results.json.
+std::string replaced_text(const run::NodeSwap& swap) {
+  std::string replaced;
+  for (const auto& [lost, spare] : swap.replaced) {
+    if (!replaced.empty()) replaced += ", ";
+    replaced.append(lost).append(" -> ").append(spare);
+  }
+  return replaced;
+}
+
+// The job on `swap`'s nodes: planned again, and the spares swapped in pull the shared tier's
+// graphs into their node-local tier (the pull's report; null when no spare came in).
+nlohmann::json move_to_nodes(TrainingJob& job, const run::NodeSwap& swap,
+                             const std::vector<std::string>& failed) {
+  job.plan = replan(job, swap, failed);
+  if (swap.replaced.empty()) return nullptr;
+  auto pull = job.cache;
+  pull.plan = &job.plan;
+  pull.env = step_environment(job.plan, *job.layout);
+  pull.overlap = true;
+  return pull_cache(pull);
+}
+
+// What requeue_or_fail is told when nodes failed and no spare or restart is left.
+run::FailureDiagnosis nodes_failed(run::FailureDiagnosis diagnosis, const Failure& failure,
+                                   const std::vector<std::string>& failed, const TrainingJob& job,
+                                   bool swapped) {
+  if (failed.empty()) return diagnosis;
+  diagnosis.kind = run::FailureKind::kNodeFailure;
+  if (diagnosis.failed_node.empty()) diagnosis.failed_node = failed.front();
+  if (!failure.summary.empty()) diagnosis.summary = failure.summary;
+  if (job.plan.spares_wanted > 0)
+    diagnosis.summary += swapped ? "; no in-job restart left" : "; no spare node left";
+  return diagnosis;
+}
+
+// An interrupted compile leaves its *.lock files in the node-local tier, and the next compile of
+// those graphs would wait on them for ever (docs/hardware.md#compile-cache). After a compile
+// step that lost a node nothing of it compiles any more, so every lock on the nodes about to
+// compile is stale: trn-cache clears them, asked again while the old step's last processes end.
+void clear_stale_locks(const CompileRequest& request) {
+  auto argv = one_task_per_node(request);
+  argv.insert(argv.end(), {request.trn_cache.string(), "clear-locks", "--root",
+                           request.tiers.local.string(), "--older-than", "0s", "--missing-ok"});
+  constexpr int tries = 10;
+  for (int attempt = 1;; ++attempt) {
+    const int status = run_process(argv, {.extra_env = request.env});
+    if (status == 0) return;
+    if (attempt == tries) {
+      std::cout << "trn-run: warning: stale compile-cache locks not cleared (exit " << status
+                << "); a graph locked by the lost step may wait for its lock\n";
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
 }  // namespace
+
+std::optional<int> compile_with_recovery(TrainingJob& job, nlohmann::json& phases,
+                                         bool compile_only) {
+  for (unsigned attempt = 0;; ++attempt) {
+    auto request = job.cache;
+    request.plan = &job.plan;
+    if (attempt == 0) {
+      phases["cache_pull"] = pull_cache(request);
+    } else {
+      request.env = step_environment(job.plan, *job.layout);
+      request.overlap = true;  // the lost step may hold the surviving nodes a while longer
+      clear_stale_locks(request);
+    }
+    const auto compiled = compile_phase(request);
+    phases["compile"] = compiled.report;
+    if (compiled.ok) return compile_only ? std::optional<int>(kSuccess) : std::nullopt;
+    const auto detected = std::chrono::steady_clock::now();
+    // A node lost while it compiled fails the step as a compiler would: which node does not
+    // answer tells them apart. Failed graphs are the configuration's, on any node.
+    const auto lost = unresponsive_nodes(job.plan.node_list, ProbeLimits{});
+    if (lost.empty()) {
+      std::cerr << "trn-run: " << compiled.message << "; not training\n";
+      return kCompileFailed;
+    }
+    Failure failure;
+    failure.cause = "node lost";
+    for (const auto& node : lost) {
+      const health::CheckResult check{"runtime", health::CheckStatus::kFailed,
+                                      "lost: did not answer after the compile step failed", 0};
+      failure.nodes.emplace_back(node, health::drain_reason(check));
+    }
+    failure.summary = "node(s) " + joined(lost) + " lost in the compile phase";
+    const auto failed = drain_failed(failure);
+    const auto swap = run::swap_in_spares(node_names(job.nodes), job.plan.node_list,
+                                          job.plan.spare_nodes, failed);
+    auto counted = *job.allocation;
+    counted.restart_count += attempt;
+    if (!swap || static_cast<std::int64_t>(counted.restart_count) >= job.plan.max_restarts) {
+      return requeue_or_fail(job.plan, counted,
+                             nodes_failed({}, failure, failed, job, swap.has_value()));
+    }
+    const auto replaced = replaced_text(*swap);
+    const auto cache_pull = move_to_nodes(job, *swap, failed);
+    std::cout << "trn-run: node lost in the compile phase on " << joined(failed) << "; replaced "
+              << replaced << " (" << swap->spares.size() << " spare(s) left); compiling again\n"
+              << std::flush;
+    auto recoveries = phases.value("recoveries", nlohmann::json::array());
+    recoveries.push_back({{"cause", failure.cause},
+                          {"phase", "compile"},
+                          {"nodes", failed},
+                          {"replaced", replaced},
+                          {"restart_s", seconds_since(detected)}});
+    if (!cache_pull.is_null()) recoveries.back()["cache_pull"] = cache_pull;
+    phases["recoveries"] = recoveries;
+    job.compile_restarts = attempt + 1;
+  }
+}
 
 int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
                         std::chrono::steady_clock::time_point started) {
-  auto recoveries = nlohmann::json::array();
+  // The compile phase's recoveries come first.
+  auto recoveries = phases.value("recoveries", nlohmann::json::array());
   auto stragglers = nlohmann::json::array();
   const auto train_started = std::chrono::steady_clock::now();
   // The recovery in progress: completed once the restarted step completes its first step.
@@ -191,45 +321,21 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
     if (failure.nodes.empty() && diagnosis.kind == run::FailureKind::kUserError &&
         outcome.stopped != StopReason::kHang)
       return requeue_or_fail(job.plan, *job.allocation, diagnosis);
-    std::vector<std::string> failed;
     const auto drain_started = std::chrono::steady_clock::now();
-    for (const auto& [node, reason] : failure.nodes) {
-      std::string message;
-      const bool drained = drain_node(node, reason, message);
-      std::cerr << "trn-run: " << node << " failed (" << reason << "); "
-                << (drained ? "drained" : message) << '\n';
-      failed.push_back(node);
-    }
+    const auto failed = drain_failed(failure);
     const double drain_s = seconds_since(drain_started);
     const auto swap = run::swap_in_spares(node_names(job.nodes), job.plan.node_list,
                                           job.plan.spare_nodes, failed);
-    // In-job restarts and requeues share max_restarts: the requeue decision counts both.
+    // In-job restarts (the compile phase's too) and requeues share max_restarts: the requeue
+    // decision counts them all.
     auto counted = *job.allocation;
-    counted.restart_count += attempt;
+    counted.restart_count += job.compile_restarts + attempt;
     if (!swap || static_cast<std::int64_t>(counted.restart_count) >= job.plan.max_restarts) {
-      if (!failed.empty()) {
-        diagnosis.kind = run::FailureKind::kNodeFailure;
-        if (diagnosis.failed_node.empty()) diagnosis.failed_node = failed.front();
-        if (!failure.summary.empty()) diagnosis.summary = failure.summary;
-        if (job.plan.spares_wanted > 0)
-          diagnosis.summary += swap ? "; no in-job restart left" : "; no spare node left";
-      }
-      return requeue_or_fail(job.plan, counted, diagnosis);
+      return requeue_or_fail(job.plan, counted,
+                             nodes_failed(diagnosis, failure, failed, job, swap.has_value()));
     }
-    job.plan = replan(job, *swap, failed);
-    std::string replaced;
-    for (const auto& [lost, spare] : swap->replaced) {
-      if (!replaced.empty()) replaced += ", ";
-      replaced.append(lost).append(" -> ").append(spare);
-    }
-    nlohmann::json cache_pull;
-    if (!swap->replaced.empty()) {
-      auto pull = job.cache;
-      pull.plan = &job.plan;
-      pull.env = step_environment(job.plan, *job.layout);
-      pull.overlap = true;
-      cache_pull = pull_cache(pull);
-    }
+    const auto replaced = replaced_text(*swap);
+    const auto cache_pull = move_to_nodes(job, *swap, failed);
     std::cout << "trn-run: " << failure.cause << (failed.empty() ? "" : " on " + joined(failed))
               << (replaced.empty() ? "; restarting on the same nodes" : "; replaced " + replaced)
               << " (" << swap->spares.size()

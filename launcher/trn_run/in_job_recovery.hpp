@@ -31,7 +31,18 @@ struct TrainingJob {
   // The plan's forecast (forecast::forecast_json), compared in results.json with what the run
   // measured; none without a forecast.
   std::optional<nlohmann::json> forecast;
+  // The compile phase's restarts on spares: they count toward max_restarts with training's.
+  unsigned compile_restarts = 0;
 };
+
+// Phases 1 and 2 in a Slurm job (pull_and_compile), recovering inside the allocation: when the
+// compile step fails because a node of it was lost (it no longer answers), that node is drained,
+// a spare takes its place and the compile runs again, its stale locks cleared first; without a
+// spare the job is requeued (docs/recovery.md#fault-matrix). A compile that fails on live nodes
+// ends the run (kCompileFailed). Returns an exit code when the run ends here (`compile_only`:
+// trn-compile), none when training follows; the recoveries go into phases["recoveries"].
+std::optional<int> compile_with_recovery(TrainingJob& job, nlohmann::json& phases,
+                                         bool compile_only);
 
 // Trains, watching the ranks (train_phase), and recovers inside the allocation: a lost, hung
 // or failed node is drained and replaced by a spare and training starts again from the newest

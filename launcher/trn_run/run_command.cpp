@@ -75,12 +75,9 @@ int train_own_workers(RunContext& context, const std::optional<nlohmann::json>& 
 }
 
 // Stages 6 and 7 in a Slurm job: every node pulls the cache, compiles in one srun step, then
-// trains with in-job recovery (spares, requeue).
+// trains, both with in-job recovery (spares, requeue).
 int train_in_job(RunContext& context, const std::optional<nlohmann::json>& predicted) {
   auto compile = compile_request(context);
-  if (const auto ended = pull_and_compile(compile, context.phases, context.mode == Mode::kCompile))
-    return *ended;
-  context.phases["before_train_seconds"] = seconds_since(context.started);
   compile.plan = nullptr;  // the plan moves into the job
   const auto& options = context.options;
   TrainingJob job{std::move(context.run.plan),
@@ -93,6 +90,9 @@ int train_in_job(RunContext& context, const std::optional<nlohmann::json>& predi
                   context.nodes.job_nodes && options.health_check,
                   compile,
                   predicted};
+  if (const auto ended = compile_with_recovery(job, context.phases, context.mode == Mode::kCompile))
+    return *ended;
+  context.phases["before_train_seconds"] = seconds_since(context.started);
   return train_with_recovery(job, context.phases, context.started);
 }
 

@@ -140,6 +140,16 @@ wait_job() {
 # Slurm clients with this build's tools first on PATH, and Debian's python3 (with torch) before
 # any other: sbatch exports this environment to the job.
 slurm_with_tools() { slurm env PATH="$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" "$@"; }
+# A Slurm command whose jobs find the neuron_parallel_compile test double (tests/doubles) first
+# on PATH, with its settings from the caller's environment: the compiler's cache
+# (NEURON_COMPILE_CACHE_URL), the file counting its runs (TRN_TEST_NPC_LOG, read by
+# `compiles`) and how long each graph takes (TRN_TEST_NPC_COMPILE_SECONDS, default 0).
+with_compiler_double() {
+  slurm env PATH="$TRN_SOURCE_DIR/tests/doubles:$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
+    NEURON_COMPILE_CACHE_URL="$NEURON_COMPILE_CACHE_URL" TRN_TEST_NPC_LOG="$TRN_TEST_NPC_LOG" \
+    TRN_TEST_NPC_COMPILE_SECONDS="${TRN_TEST_NPC_COMPILE_SECONDS:-0}" "$@"
+}
+compiles() { [[ -f $TRN_TEST_NPC_LOG ]] && wc -l <"$TRN_TEST_NPC_LOG" || echo 0; }
 
 # Shards prepared once for all launcher tests (the trainer_data fixture).
 test_data_dir() { echo "$TRN_BUILD_DIR/tests/integration/data"; }

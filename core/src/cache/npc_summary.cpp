@@ -56,6 +56,11 @@ NpcSummary parse_npc_output(std::string_view output) {
   return summary;
 }
 
+bool npc_run_ended(const NpcSummary& summary) {
+  return summary.total_graphs || summary.successful || summary.failed || summary.no_todo_hlos ||
+         summary.training_script_failed;
+}
+
 std::string_view to_string(CompileOutcome outcome) {
   return name_of(compile_outcome_names, outcome);
 }

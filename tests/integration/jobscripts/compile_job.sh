@@ -5,12 +5,9 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 export NEURON_COMPILE_CACHE_URL="$scratch/local" TRN_TEST_NPC_LOG="$scratch/npc.log"
-with_double() { slurm env PATH="$TRN_SOURCE_DIR/tests/doubles:$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-  NEURON_COMPILE_CACHE_URL="$NEURON_COMPILE_CACHE_URL" TRN_TEST_NPC_LOG="$TRN_TEST_NPC_LOG" "$@"; }
-compiles() { [[ -f $TRN_TEST_NPC_LOG ]] && wc -l <"$TRN_TEST_NPC_LOG" || echo 0; }
 args=(--data "$(test_data_dir)" --output-root "$scratch/runs" --cache-shared "$scratch/shared" --steps 2 --set warmup=2)
 
-job=$(with_double sbatch --parsable --nodes=2 -D "$scratch" "$TRN_SOURCE_DIR/jobscripts/compile.sbatch" bert_tiny "${args[@]}")
+job=$(with_compiler_double sbatch --parsable --nodes=2 -D "$scratch" "$TRN_SOURCE_DIR/jobscripts/compile.sbatch" bert_tiny "${args[@]}")
 state=$(job_end_state "$job")
 [[ $state == COMPLETED ]] || { cat "$scratch/trn-compile-$job.out"; fail "the compile job ended $state"; }
 run=$scratch/runs/bert_tiny-$job
@@ -22,7 +19,7 @@ shared_done=$("$TRN_BUILD_DIR/bin/trn-cache" status --root "$scratch/shared" --j
 [[ $shared_done -ge 1 ]] || fail "no complete entries were pushed to the shared tier"
 
 # The profile from the variable; the cache's manifest records this configuration now.
-job=$(with_double sbatch --parsable --nodes=2 -D "$scratch" --export=ALL,TRN_COMPILE_PROFILE=bert_tiny \
+job=$(with_compiler_double sbatch --parsable --nodes=2 -D "$scratch" --export=ALL,TRN_COMPILE_PROFILE=bert_tiny \
   "$TRN_SOURCE_DIR/jobscripts/compile.sbatch" "${args[@]}")
 state=$(job_end_state "$job")
 [[ $state == COMPLETED ]] || { cat "$scratch/trn-compile-$job.out"; fail "the second compile job ended $state"; }

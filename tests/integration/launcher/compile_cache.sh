@@ -6,15 +6,12 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 export NEURON_COMPILE_CACHE_URL="$scratch/local" TRN_TEST_NPC_LOG="$scratch/npc.log"
-with_double() { slurm env PATH="$TRN_SOURCE_DIR/tests/doubles:$TRN_BUILD_DIR/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-  NEURON_COMPILE_CACHE_URL="$NEURON_COMPILE_CACHE_URL" TRN_TEST_NPC_LOG="$TRN_TEST_NPC_LOG" "$@"; }
 args=(bert_tiny --data "$(test_data_dir)" --output-root "$scratch/runs" --cache-shared "$scratch/shared" --steps 2 --set warmup=2)
-compiles() { [[ -f $TRN_TEST_NPC_LOG ]] && wc -l <"$TRN_TEST_NPC_LOG" || echo 0; }
 run_job() {  # run_job [sbatch args] -- trn-run args: prints the job id, waits for the end
   local sbatch_args=() job
   while [[ $1 != -- ]]; do sbatch_args+=("$1"); shift; done
   shift
-  job=$(with_double sbatch --parsable --nodes=1 -D "$scratch" "${sbatch_args[@]}" trn-run "$@")
+  job=$(with_compiler_double sbatch --parsable --nodes=1 -D "$scratch" "${sbatch_args[@]}" trn-run "$@")
   job_end_state "$job" >/dev/null
   echo "$job"
 }
@@ -46,10 +43,10 @@ grep -q "compilation failed" "$scratch/trn-run-$failed.out" || fail "no clear co
 [[ ! -f $scratch/runs/bert_tiny-$failed/metrics.jsonl ]] || fail "training ran after a failed compilation"
 
 # trn-compile as per-node agents under srun, then as a batch script that starts its own step.
-with_double sbatch --parsable --wait --nodes=1 -D "$scratch" -o "$scratch/agent.out" \
+with_compiler_double sbatch --parsable --wait --nodes=1 -D "$scratch" -o "$scratch/agent.out" \
   --wrap "srun trn-compile ${args[*]} --micro-batch 1" >/dev/null || { cat "$scratch/agent.out"; fail "srun trn-compile failed"; }
 expect_eq "$(compiles)" 3 "compiler invocations after srun trn-compile"
-with_double sbatch --parsable --wait --nodes=1 -D "$scratch" -o "$scratch/starter.out" \
+with_compiler_double sbatch --parsable --wait --nodes=1 -D "$scratch" -o "$scratch/starter.out" \
   --wrap "trn-compile ${args[*]} --micro-batch 1 --force-compile" >/dev/null || { cat "$scratch/starter.out"; fail "trn-compile in a batch script failed"; }
 expect_eq "$(compiles)" 4 "compiler invocations after trn-compile --force-compile"
 echo "ok"

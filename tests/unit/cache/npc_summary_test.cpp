@@ -47,6 +47,19 @@ TEST(NpcSummary, TrainerOutputDoesNotFoolIt) {
   EXPECT_FALSE(s.total_graphs.has_value());
 }
 
+TEST(NpcSummary, ARunEndsWithItsSummaryNothingToDoOrTheScriptsFailure) {
+  EXPECT_TRUE(npc_run_ended(parse_npc_output(success_log)));
+  EXPECT_TRUE(npc_run_ended(parse_npc_output(
+      "INFO ||NEURON_PARALLEL_COMPILE||: No todo hlos found in cache or hlo_tasklist\n")));
+  EXPECT_TRUE(npc_run_ended(parse_npc_output(
+      "ERROR ||NEURON_PARALLEL_COMPILE||: There was an error in the training script.\n")));
+  // A node lost while it compiled: its trial run's output, then nothing.
+  EXPECT_FALSE(npc_run_ended(
+      parse_npc_output("INFO ||NEURON_PARALLEL_COMPILE||: Running trial run\nstep 1 loss 11.2\n"
+                       "INFO ||NEURON_PARALLEL_COMPILE||: New graph list from script 3\n")));
+  EXPECT_FALSE(npc_run_ended(parse_npc_output("")));
+}
+
 // interpret_npc_run's result for `output` and `exit_status`, expected to have `outcome`.
 CompileResult run_with_outcome(std::string_view output, int exit_status, CompileOutcome outcome) {
   auto result = interpret_npc_run(output, exit_status);

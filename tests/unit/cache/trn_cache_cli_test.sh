@@ -151,6 +151,12 @@ touch "$entry/model.hlo_module.pb.lock"
 expect_eq "$?" 2 "clear-locks with an overflowing age"
 [ -e "$entry/model.hlo_module.pb.lock" ] || fail "an overflowing age removed a fresh lock"
 rm -f "$entry/model.hlo_module.pb.lock"
+# A root that does not exist: an error, unless --missing-ok (a node that never compiled).
+"$trn_cache" clear-locks --root "$work/no-cache" --proc-root "$work/proc" >/dev/null 2>&1
+expect_eq "$?" 2 "clear-locks on a missing root"
+out=$("$trn_cache" clear-locks --root "$work/no-cache" --proc-root "$work/proc" --missing-ok)
+expect_eq "$?" 0 "clear-locks --missing-ok on a missing root"
+grep -q "no lock to clear" <<<"$out" || fail "clear-locks --missing-ok: $out"
 
 # A compiler really running on this node (the double, seen in /proc) blocks clear-locks.
 TRN_TEST_NPC_COMPILE_SECONDS=30 "$npc" "${trainer[@]}" --micro-batch 2 >/dev/null 2>&1 &

@@ -25,6 +25,12 @@ struct NpcSummary {
 // runs ends with the newest).
 NpcSummary parse_npc_output(std::string_view output);
 
+// Whether one node's neuron_parallel_compile ran to its end: it printed its summary, that nothing
+// was left to compile, or that the training script failed. A node lost mid-compile printed none
+// of them, and srun need not say so: in a job that keeps running without a lost node (trn-run's
+// --no-kill) the step's exit is that of the tasks left.
+bool npc_run_ended(const NpcSummary& summary);
+
 enum class CompileOutcome {
   kCompiled,          // every graph compiled (or exit 0 without a summary)
   kNothingToCompile,  // "No todo hlos found": the cache already held every graph
