@@ -75,6 +75,41 @@ def test_grouped_query_attention_is_attention_with_shared_key_value_heads():
     assert grouped(ids, ids).item() == pytest.approx(full(ids, ids).item(), rel=1e-6)
 
 
+def test_selective_checkpointing_keeps_no_seq_squared_activation_and_the_same_gradients():
+    """With the core attention checkpointed (Device.checkpoint), nothing [.., seq, seq] is kept
+    for the backward, where attention computed as written (the math kernel, as on torch-xla)
+    keeps its probabilities; the loss and every gradient are the same."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from trn_trainer.devices.base import Device
+    from trn_trainer.environment import DistEnv
+
+    config = llama_config("tiny", vocab_size=96)
+    seq = 37  # a length no other dimension has
+    ids = torch.randint(0, 96, (2, seq), generator=torch.Generator().manual_seed(3))
+    device = Device(DistEnv(), "fp32")
+    results = []
+    for recompute in (None, device.checkpoint):
+        model = LlamaForCausalLM(config, seed=5, recompute=recompute)
+        kept = []
+
+        def keep(t):
+            kept.append(tuple(t.shape))
+            return t
+
+        with sdpa_kernel(SDPBackend.MATH):  # the recompute in the backward too
+            with torch.autograd.graph.saved_tensors_hooks(keep, lambda t: t):
+                loss = model(ids, ids)
+            loss.backward()
+        results.append((loss.item(), {n: p.grad for n, p in model.named_parameters()}, kept))
+    (loss, grads, kept), (loss_ac, grads_ac, kept_ac) = results
+    assert any(shape[-2:] == (seq, seq) for shape in kept), kept
+    assert not any(shape[-2:] == (seq, seq) for shape in kept_ac), kept_ac
+    assert loss_ac == pytest.approx(loss, abs=1e-6)
+    for name, grad in grads.items():
+        assert torch.allclose(grads_ac[name], grad, atol=1e-6, rtol=1e-5), name
+
+
 def test_sharding_round_trips_and_refuses_an_uneven_split():
     config = llama_config("tiny", vocab_size=96)
     state = LlamaForCausalLM(config).state_dict()

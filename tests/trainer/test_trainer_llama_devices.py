@@ -11,6 +11,7 @@ import pytest
 from trainer_testlib import graphs_of_each_step, read_metrics, run_cli, start_per_core, xla_double_env
 from trn_trainer.checkpoint import llama_state
 from trn_trainer.checkpoint.tiers import Tiers
+from trn_trainer.models.llama_config import llama_config
 
 STEPS = 3
 
@@ -29,11 +30,15 @@ def cpu_losses(lm_data, tmp_path_factory):
 
 
 def test_tensor_parallel_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_path):
+    """With selective activation checkpointing: torch-xla's checkpoint recomputes each layer's
+    core attention in the backward, behind an optimization barrier, and the losses stay the CPU
+    run's (which keeps its activations)."""
     stats = tmp_path / "stats"
     stats.mkdir()
     out = tmp_path / "xla"
     results = start_per_core(2, lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32",
-                                        "--tensor-parallel", "2", "--log-every", "2"),
+                                        "--tensor-parallel", "2", "--log-every", "2",
+                                        "--activation-checkpointing", "selective"),
                              lambda rank, **dist_vars: xla_double_env(stats, **dist_vars))
     for proc, stdout, stderr in results:
         assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
@@ -49,6 +54,9 @@ def test_tensor_parallel_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_pa
         assert counts["events"].count("closures") == 2, counts["events"]
         # 4 micro-steps and the optimizer step; after the first step no new graph.
         assert len(set(graphs_of_each_step(counts, STEPS, 4 + 1)[1])) == 3, counts["graph_sequence"]
+        # One recompute per layer in every micro-step's backward.
+        layers = llama_config("tiny", vocab_size=96).num_hidden_layers
+        assert counts["events"].count("optimization_barrier") == STEPS * 4 * layers, counts["events"]
 
 
 @pytest.mark.parametrize("tp", [2, 4])
@@ -75,9 +83,9 @@ def test_tensor_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, cp
         counts = json.load(open(stats / f"{ordinal}.json"))
         assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
         runs = graphs_of_each_step(counts, STEPS, accumulation + 1)  # no new graph after step 1
-        # The last step checkpoints (ZeRO-1's state included) without a graph of its own: after
-        # the steps' graphs only the final barrier's (xm.rendezvous) runs.
-        assert len(counts["graph_sequence"]) == STEPS * (accumulation + 1) + 1, counts["graph_sequence"]
+        # The last step checkpoints (ZeRO-1's state included) without a graph of its own, and
+        # the final barrier waits on the host: nothing runs after the steps' graphs.
+        assert len(counts["graph_sequence"]) == STEPS * (accumulation + 1), counts["graph_sequence"]
         digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1][:-1]))
     # Every rank traced the same micro-step graphs, replica groups included (a rank that knew
     # only its own group's would compile another). The optimizer step's graph differs between

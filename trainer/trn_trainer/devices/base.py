@@ -67,6 +67,18 @@ class Device:
         global ranks); None: the backend needs none."""
         return None
 
+    def checkpoint(self, function, *args):
+        """function(*args), its activations not kept for the backward but computed again there
+        (activation checkpointing)."""
+        import torch.utils.checkpoint
+
+        return torch.utils.checkpoint.checkpoint(function, *args, use_reentrant=False)
+
+    def tensor_parallel_mesh(self, world_size, tp_size):
+        """The tensor-parallel groups (lists of global ranks) where the device's links need an
+        order other than consecutive ranks; None: consecutive (lm_groups)."""
+        return None
+
     def barrier(self):
         if self.env.distributed and dist.is_initialized():
             dist.barrier()

@@ -26,6 +26,24 @@ def _neuron_arch():
     return None
 
 
+def trn2_ring_halves_mesh(world_size, tp_size, local_world_size, arch):
+    """neuronx-distributed's tensor-parallel groups where a group is half a trn2 node: tp 32 at
+    logical NeuronCore config 2 (64 cores), tp 64 at config 1 (128). Consecutive halves would
+    pair core 0 with core 32 (64), which have no direct link; a node's cores form 4 rows, and a
+    group is rows 0 and 3, the other rows 1 and 2, each in ascending order (docs/hardware.md#
+    torch-xla-groups). None for every other shape: consecutive ranks."""
+    if (arch, tp_size) not in (("trn2-lnc2", 32), ("trn2-lnc1", 64)):
+        return None
+    if local_world_size != 2 * tp_size or world_size % local_world_size:
+        return None
+    row = local_world_size // 4
+    mesh = []
+    for first in range(0, world_size, local_world_size):
+        rows = [list(range(first + r * row, first + (r + 1) * row)) for r in range(4)]
+        mesh += [rows[0] + rows[3], rows[1] + rows[2]]
+    return mesh
+
+
 def _under_torchrun():
     """torch.distributed.is_torchelastic_launched()'s test, before torch.distributed is needed."""
     return bool(os.environ.get("TORCHELASTIC_RUN_ID"))
@@ -107,6 +125,10 @@ class XlaDevice(Device):
                     f"torch-xla sees rank {rank} of {world} but RANK={self.env.rank} "
                     f"WORLD_SIZE={self.env.world_size}: the NEURON_PJRT_* variables describe "
                     "another world; unset them or launch with trn-run/spank_trn")
+            # The run's last barrier waits on the host, over gloo: an xm.rendezvous there cuts
+            # the graph, gathers payload sizes on the device and cuts again, graphs that would
+            # compile at the end of every run (docs/hardware.md#torch-xla-groups).
+            self._host_group = dist.new_group(backend="gloo")
         self.torch_device = torch_xla.device()
 
     def _replicate(self, device):
@@ -138,6 +160,17 @@ class XlaDevice(Device):
             self.xm.all_reduce(self.xm.REDUCE_SUM, bucket)
         return scalars
 
+    def checkpoint(self, function, *args):
+        # torch-xla's own: an optimization barrier before the recompute, without which the
+        # compiler merges the recomputed forward with the original and keeps the activations
+        # after all; it has only the reentrant form (docs/hardware.md#torch-xla).
+        from torch_xla.utils.checkpoint import checkpoint
+
+        return checkpoint(function, *args)
+
+    def tensor_parallel_mesh(self, world_size, tp_size):
+        return trn2_ring_halves_mesh(world_size, tp_size, self.env.local_world_size, _neuron_arch())
+
     def group_options(self, mesh):
         # torch-xla gives new_group(ranks) alone a mesh of that one group, which XLA refuses in a
         # larger world; with the whole mesh every rank compiles the same collectives
@@ -146,7 +179,8 @@ class XlaDevice(Device):
 
     def barrier(self):
         if self.env.distributed:
-            self.xm.rendezvous("trn_trainer_barrier")
+            self.xm.wait_device_ops()
+            dist.barrier(group=self._host_group)
 
     def micro_batches(self, batches):
         # Background upload, and a graph cut each time a micro-batch is taken (and after the

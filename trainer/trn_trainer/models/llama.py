@@ -52,9 +52,27 @@ def apply_rotary(x, cos, sin):
     return (x * cos.to(x.dtype)) + (rotate_half(x) * sin.to(x.dtype))
 
 
+def core_attention(q, k, v):
+    """softmax(q k^T / sqrt(head_dim), causal) v for q, k, v [batch, heads, seq, head_dim]: the
+    part of a layer whose activations grow with seq^2 ([batch, heads, seq, seq] scores and
+    probabilities where attention is computed as written, as torch-xla does)."""
+    if _HAS_SDPA:
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    s = q.shape[-2]  # torch < 2.0
+    scores = (q @ k.transpose(-1, -2)) / q.shape[-1] ** 0.5
+    future = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
+    return scores.masked_fill(future, float("-inf")).softmax(-1) @ v
+
+
 class LlamaAttention(nn.Module):
-    def __init__(self, config, tp):
+    """recompute: None, or a checkpoint function (Device.checkpoint) the core attention runs
+    under: selective activation checkpointing keeps its inputs, not its seq^2 activations, and
+    runs it again in the backward (Korthikanti et al., "Reducing Activation Recomputation in
+    Large Transformer Models", 2022; docs/llama.md#memory)."""
+
+    def __init__(self, config, tp, recompute=None):
         super().__init__()
+        self.recompute = recompute
         c = config
         self.heads = c.num_attention_heads // tp.size  # this rank's query heads
         self.kv_heads = c.num_key_value_heads // tp.size
@@ -73,12 +91,7 @@ class LlamaAttention(nn.Module):
         if self.kv_heads != self.heads:  # grouped-query attention: each kv head serves a group
             k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
             v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
-        if _HAS_SDPA:
-            out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        else:  # torch < 2.0
-            scores = (q @ k.transpose(-1, -2)) / self.head_dim ** 0.5
-            future = torch.ones(s, s, dtype=torch.bool, device=x.device).triu(1)
-            out = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
+        out = self.recompute(core_attention, q, k, v) if self.recompute else core_attention(q, k, v)
         return self.o_proj(out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))
 
 
@@ -95,9 +108,9 @@ class LlamaMLP(nn.Module):
 
 
 class LlamaDecoderLayer(nn.Module):
-    def __init__(self, config, tp):
+    def __init__(self, config, tp, recompute=None):
         super().__init__()
-        self.self_attn = LlamaAttention(config, tp)
+        self.self_attn = LlamaAttention(config, tp, recompute)
         self.mlp = LlamaMLP(config, tp)
         self.input_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
         self.post_attention_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
@@ -108,22 +121,23 @@ class LlamaDecoderLayer(nn.Module):
 
 
 class LlamaModel(nn.Module):
-    def __init__(self, config, tp):
+    def __init__(self, config, tp, recompute=None):
         super().__init__()
         self.embed_tokens = VocabParallelEmbedding(config.vocab_size, config.hidden_size, tp)
-        self.layers = nn.ModuleList(LlamaDecoderLayer(config, tp) for _ in range(config.num_hidden_layers))
+        self.layers = nn.ModuleList(LlamaDecoderLayer(config, tp, recompute)
+                                    for _ in range(config.num_hidden_layers))
         self.norm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
 
 
 class LlamaForCausalLM(nn.Module):
     """forward(input_ids, labels) -> mean next-token cross-entropy over labels != -100; labels
-    are the input ids (shifted inside, as Hugging Face does)."""
+    are the input ids (shifted inside, as Hugging Face does). recompute: LlamaAttention's."""
 
-    def __init__(self, config, tp=None, seed=0):
+    def __init__(self, config, tp=None, seed=0, recompute=None):
         super().__init__()
         self.tp = tp or TensorParallel()
         self.config = config.check(self.tp.size)
-        self.model = LlamaModel(config, self.tp)
+        self.model = LlamaModel(config, self.tp, recompute)
         self.lm_head = ColumnParallelLinear(config.hidden_size, config.vocab_size, self.tp)
         self.init_parameters(seed)
 

@@ -165,6 +165,9 @@ def add_pretrain_lm(sub):
     p.add_argument("--tensor-parallel", type=int, default=1, help="ranks that split each layer")
     p.add_argument("--pipeline-parallel", type=int, default=1, help="1: pipeline parallelism is not built")
     p.add_argument("--zero1", action="store_true", help="shard the optimizer state over data parallel")
+    p.add_argument("--activation-checkpointing", choices=("none", "selective"), default="none",
+                   help="selective: keep the core attention's inputs, not its seq^2 activations, and "
+                   "recompute it in the backward (the same losses, less device memory)")
     p.add_argument("--micro-batch", type=int, default=1, help="samples per rank per micro-step")
     p.add_argument("--global-batch", type=int, required=True, help="samples per optimizer step")
     p.add_argument("--steps", type=int, required=True, help="optimizer steps")

@@ -79,7 +79,8 @@ def _train(args, env, heartbeat):
     device = select_device(args.device, args.dtype, env)
     device.init_process_group()
     ranks = coordination(env, snapshots=False)
-    groups = lm_groups(env.rank, env.world_size, args.tensor_parallel, device.group_options)
+    groups = lm_groups(env.rank, env.world_size, args.tensor_parallel, device.group_options,
+                       device.tensor_parallel_mesh(env.world_size, args.tensor_parallel))
     device.manual_seed(args.seed)
     main = env.rank == 0
 
@@ -100,7 +101,9 @@ def _train(args, env, heartbeat):
         check_fits(per_process * env.local_world_size, f"--model {args.model} on CPU "
                    f"({env.local_world_size} process(es) here, tensor parallel {args.tensor_parallel})",
                    "choose a smaller --model, or train it on Trainium or GPUs")
-    weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed)))
+    recompute = device.checkpoint if args.activation_checkpointing == "selective" else None
+    weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed,
+                                                                   recompute=recompute)))
     forward = _compiled(weights.model, device) if args.compile else weights.model
     optimizer = build_optimizer(weights.stepped, args, groups)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
