@@ -140,3 +140,33 @@ def test_tensor_parallel_degrees_compute_the_same_loss_and_gradients(tmp_path):
             assert other.shape == grad.shape, name
             assert torch.allclose(other, grad, atol=1e-6, rtol=1e-4), (tp, name, (other - grad).abs().max())
     assert os.path.getsize(tmp_path / "tp4.pt") > 0
+
+
+def test_a_layer_all_reduces_its_activations_four_times(monkeypatch):
+    """Megatron's split of a layer at tensor parallel 2: forward, after the attention's output
+    projection and after the MLP's down projection; backward, once for the input that q, k and v
+    share and once for the one gate and up share (not once per projection: 7). Counted in torch's
+    fake process group, as the difference between a 2-layer and a 1-layer model."""
+    import torch.distributed as dist
+    from torch.testing._internal.distributed.fake_pg import FakeStore
+
+    from trn_trainer.parallel.tensor_parallel import TensorParallel
+
+    calls = []
+    real = dist.all_reduce
+    monkeypatch.setattr(dist, "all_reduce", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    dist.init_process_group("fake", rank=0, world_size=2, store=FakeStore())
+    try:
+        tp = TensorParallel(2, 0, dist.group.WORLD)
+        per_model = {}
+        for layers in (1, 2):
+            config = LlamaConfig(vocab_size=32, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
+                                 num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=16)
+            model = LlamaForCausalLM(config, tp)
+            ids = torch.randint(0, 32, (2, 9), generator=torch.Generator().manual_seed(1))
+            calls.clear()
+            model(ids, ids).backward()
+            per_model[layers] = len(calls)
+    finally:
+        dist.destroy_process_group()
+    assert per_model[2] - per_model[1] == 4, per_model

@@ -11,8 +11,8 @@
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 export NEURON_COMPILE_CACHE_URL=/dev/shm/trn-test-compile-cache TRN_TEST_NPC_LOG="$scratch/npc.log"
-# 3 graphs of 3 s each: a compile long enough to lose a node in.
-export TRN_TEST_NPC_COMPILE_SECONDS=3
+# 3 graphs of 2 s each: a compile long enough to lose a node in.
+export TRN_TEST_NPC_COMPILE_SECONDS=2
 args=("${reference_args[@]}" --output-root "$scratch/runs" --set checkpoint_every=4)
 job=$(with_compiler_double sbatch --parsable --exclusive --nodes=4 --nodelist="$(node 1),$(node 2),$(node 3),$(node 4)" \
   -D "$scratch" trn-run "${args[@]}" --spare-nodes 2 --cache-shared "$scratch/shared-cache")

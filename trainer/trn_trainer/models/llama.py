@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from ..parallel.llama_shards import split_dim
 from ..parallel.tensor_parallel import (ColumnParallelLinear, RowParallelLinear, TensorParallel,
-                                        VocabParallelEmbedding, vocab_parallel_cross_entropy)
+                                        VocabParallelEmbedding, copy_to, vocab_parallel_cross_entropy)
 
 _HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
 
@@ -84,9 +84,10 @@ class LlamaAttention(nn.Module):
 
     def forward(self, x, cos, sin):
         b, s, _ = x.shape
-        q = self.q_proj(x).view(b, s, self.heads, self.head_dim).transpose(1, 2)
-        k = self.k_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
-        v = self.v_proj(x).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
+        x = copy_to(x, self.q_proj.tp)  # one gradient all-reduce for q, k and v
+        q = self.q_proj(x, copied=True).view(b, s, self.heads, self.head_dim).transpose(1, 2)
+        k = self.k_proj(x, copied=True).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
+        v = self.v_proj(x, copied=True).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         q, k = apply_rotary(q, cos, sin), apply_rotary(k, cos, sin)
         if self.kv_heads != self.heads:  # grouped-query attention: each kv head serves a group
             k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
@@ -104,7 +105,8 @@ class LlamaMLP(nn.Module):
         self.down_proj = RowParallelLinear(c.intermediate_size, c.hidden_size, tp)
 
     def forward(self, x):
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
+        x = copy_to(x, self.gate_proj.tp)  # one gradient all-reduce for gate and up
+        return self.down_proj(F.silu(self.gate_proj(x, copied=True)) * self.up_proj(x, copied=True))
 
 
 class LlamaDecoderLayer(nn.Module):

@@ -86,15 +86,18 @@ def _split_features(features, what, tp):
 
 
 class ColumnParallelLinear(nn.Module):
-    """y[..., slice] = x W[slice]^T: this rank's slice of the output features (no bias: Llama)."""
+    """y[..., slice] = x W[slice]^T: this rank's slice of the output features (no bias: Llama).
+    forward(x, copied=True) takes an input already through copy_to: layers that share an input
+    (q, k and v; gate and up) all-reduce its gradient once, not once each, as a fused
+    projection would."""
 
     def __init__(self, in_features, out_features, tp):
         super().__init__()
         self.tp = tp
         self.weight = nn.Parameter(torch.empty(_split_features(out_features, "output", tp), in_features))
 
-    def forward(self, x):
-        return F.linear(copy_to(x, self.tp), self.weight)
+    def forward(self, x, copied=False):
+        return F.linear(x if copied else copy_to(x, self.tp), self.weight)
 
 
 class RowParallelLinear(nn.Module):
