@@ -160,8 +160,9 @@ def test_a_layer_all_reduces_its_activations_four_times(monkeypatch):
         tp = TensorParallel(2, 0, dist.group.WORLD)
         per_model = {}
         for layers in (1, 2):
-            config = LlamaConfig(vocab_size=32, hidden_size=32, intermediate_size=64, num_hidden_layers=layers,
-                                 num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=16)
+            config = LlamaConfig(vocab_size=32, hidden_size=32, intermediate_size=64,
+                                 num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=4,
+                                 max_position_embeddings=16)
             model = LlamaForCausalLM(config, tp)
             ids = torch.randint(0, 32, (2, 9), generator=torch.Generator().manual_seed(1))
             calls.clear()
