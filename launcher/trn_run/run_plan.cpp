@@ -11,6 +11,7 @@
 
 #include "common/exit_codes.hpp"
 #include "plan_forecast.hpp"
+#include "plan_memory.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/text_file.hpp"
@@ -25,6 +26,12 @@
 
 namespace trn::launcher {
 namespace {
+
+// The plan's memory line, or nothing where no estimate applies.
+std::string memory_text(const plan::Plan& plan) {
+  const auto memory = plan_memory(plan);
+  return memory ? plan_memory_line(*memory) : "";
+}
 
 // The plan's line naming the launcher and why it was chosen.
 std::string launcher_line(const run::LaunchEnvironment& launch) {
@@ -202,6 +209,9 @@ RunPlan plan_run(const RunOptions& options, const RunStart& start, const plan::P
 
 void check_plan_runs_here(const RunOptions& options, const RunStart& start, const RunNodes& nodes,
                           const RunPlan& run) {
+  // A plan whose workers would not fit their device memory fails at its first step, after
+  // the compile: said now, --plan included (a sweep plans other node counts: not checked).
+  if (!options.forecast.sweep) check_plan_memory(run.plan);
   if (start.kind == StartKind::kSlurmJob && start.allocation && !options.plan_only) {
     const run::NodeNeeds needs{.tasks_per_node = static_cast<unsigned>(run.plan.tasks_per_node),
                                .neuron_devices = run.plan.neuron_devices && !nodes.nodes.empty()
@@ -246,13 +256,14 @@ int print_plan_or_sweep(const RunOptions& options, const RunStart& start,
   if (options.json) {
     auto doc = plan::to_json(run.plan);
     if (setup) doc["forecast"] = forecast::forecast_json(run.plan, *setup);
+    if (const auto memory = plan_memory(run.plan)) doc["memory"] = plan_memory_json(*memory);
     doc["launcher"] = launcher_json(start.launch);
     if (nodes.job_nodes) doc["task_environment"] = task_environment_json(nodes);
     std::cout << doc.dump(2) << '\n';
   } else {
     std::cout << forecast_headline(run.plan, setup, why_not) << '\n'
-              << plan::render_plan_text(run.plan) << launcher_line(start.launch)
-              << task_environment_line(nodes);
+              << plan::render_plan_text(run.plan) << memory_text(run.plan)
+              << launcher_line(start.launch) << task_environment_line(nodes);
   }
   return kSuccess;
 }
@@ -261,6 +272,7 @@ std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunS
                                            const RunNodes& nodes, const plan::Plan& plan) {
   std::filesystem::create_directories(plan.run_dir / "logs");
   auto plan_doc = plan::to_json(plan);
+  if (const auto memory = plan_memory(plan)) plan_doc["memory"] = plan_memory_json(*memory);
   plan_doc["launcher"] = launcher_json(start.launch);
   if (nodes.job_nodes) plan_doc["task_environment"] = task_environment_json(nodes);
   if (start.launch.node_rank == 0)
@@ -271,7 +283,7 @@ std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunS
   std::optional<nlohmann::json> predicted;
   if (setup) predicted = forecast::forecast_json(plan, *setup);
   std::cout << forecast_headline(plan, setup, why_not) << '\n'
-            << plan::render_plan_text(plan) << launcher_line(start.launch)
+            << plan::render_plan_text(plan) << memory_text(plan) << launcher_line(start.launch)
             << task_environment_line(nodes);
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
   // --resume of a folder without a committed checkpoint trains from step 0: said, not hidden.

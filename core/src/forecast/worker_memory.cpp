@@ -1,0 +1,63 @@
+#include "trn/forecast/worker_memory.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace trn::forecast {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct NodeDeviceMemory {
+  std::string_view instance_type;
+  double bytes;  // all of a node's Neuron devices together
+};
+
+// Neuron's architecture pages: trn1 16 Trainium devices of 32 GiB each; trn2 16 Trainium2
+// devices of 96 GiB each (docs/hardware.md#device-memory).
+constexpr std::array kNodes{
+    NodeDeviceMemory{"trn1.2xlarge", 32 * kGiB},
+    NodeDeviceMemory{"trn1.32xlarge", 16 * 32 * kGiB},
+    NodeDeviceMemory{"trn1n.32xlarge", 16 * 32 * kGiB},
+    NodeDeviceMemory{"trn2.48xlarge", 16 * 96 * kGiB},
+};
+
+}  // namespace
+
+double WorkerMemory::peak() const {
+  return weights + optimizer + gradients + std::max(activations, step_copy);
+}
+
+WorkerMemory worker_memory(const ModelShape& shape, const WorkerMemoryInputs& inputs) {
+  const auto t = static_cast<double>(std::max<std::int64_t>(inputs.tensor_parallel, 1));
+  const auto pp = static_cast<double>(std::max<std::int64_t>(inputs.pipeline_parallel, 1));
+  const auto dp = static_cast<double>(std::max<std::int64_t>(inputs.data_parallel, 1));
+  const double params = parameter_count(shape) / (t * pp);
+  const double model_bytes = inputs.bf16 ? 2 : 4;
+  WorkerMemory memory;
+  memory.weights = params * (model_bytes + (inputs.bf16 ? 4 : 0));
+  memory.gradients = params * model_bytes;
+  memory.optimizer = params * 8 / (inputs.zero1 ? dp : 1);
+  memory.step_copy = params * 4;
+  const auto s = static_cast<double>(inputs.seq_len);
+  const auto b = static_cast<double>(inputs.micro_batch);
+  const auto h = static_cast<double>(shape.hidden);
+  const auto a = static_cast<double>(shape.heads);
+  const double per_layer =
+      s * b * h * (10 + 24 / t + (inputs.selective_recompute ? 0 : 5 * a * s / (h * t)));
+  const double logits = 4 * s * b * static_cast<double>(shape.vocab) / t;
+  memory.activations = per_layer * static_cast<double>(shape.layers) / pp + logits;
+  return memory;
+}
+
+std::optional<double> device_memory_per_worker(std::string_view instance_type,
+                                               std::int64_t workers_per_node) {
+  if (workers_per_node <= 0) return std::nullopt;
+  for (const auto& node : kNodes) {
+    if (node.instance_type == instance_type)
+      return node.bytes / static_cast<double>(workers_per_node);
+  }
+  return std::nullopt;
+}
+
+}  // namespace trn::forecast
