@@ -165,9 +165,11 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   }
   const auto started = std::chrono::steady_clock::now();
   const auto log_dir = plan.run_dir / "logs";
+  // compile_<node>_<node count>.log: one per node (srun's %N), per node count.
+  const std::string prefix = "compile_";
   const auto suffix = "_" + std::to_string(plan.nodes) + ".log";
   auto argv = one_task_per_node(request);
-  argv.insert(argv.end(), {"--label", "--output=" + (log_dir / ("compile_%N" + suffix)).string()});
+  argv.insert(argv.end(), {"--label", "--output=" + (log_dir / (prefix + "%N" + suffix)).string()});
   argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
   argv.insert(argv.end(), {request.launcher.string(), "compile-agent", "--"});
   const auto task = compile_task_command(plan);
@@ -182,8 +184,9 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   std::map<std::string, std::string> output_of_node;
   for (const auto& entry : std::filesystem::directory_iterator(log_dir)) {
     const auto name = entry.path().filename().string();
-    if (!name.starts_with("compile_") || !name.ends_with(suffix)) continue;
-    auto& node_output = output_of_node[name.substr(8, name.size() - 8 - suffix.size())];
+    if (!name.starts_with(prefix) || !name.ends_with(suffix)) continue;
+    auto& node_output =
+        output_of_node[name.substr(prefix.size(), name.size() - prefix.size() - suffix.size())];
     for (const auto& rank :
          run::split_labelled_output(read_text(entry.path(), "it is one node's compile log"), name))
       node_output += rank.text;

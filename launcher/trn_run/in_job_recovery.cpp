@@ -36,11 +36,32 @@ struct Failure {
   std::string summary;  // what happened, when the ranks' diagnosis does not say it
 };
 
+// `node` with its drain reason: a failed runtime check saying `what`.
+std::pair<std::string, std::string> runtime_failure(const std::string& node,
+                                                    const std::string& what) {
+  const health::CheckResult check{"runtime", health::CheckStatus::kFailed, what, 0};
+  return {node, health::drain_reason(check)};
+}
+
+// The nodes of the plan that no longer answer, after `step` (the compile or training step)
+// failed: which node does not answer a one-task step says it, without waiting for Slurm to mark
+// it down. None when every node answers.
+std::optional<Failure> lost_nodes(const TrainingJob& job, const std::string& step) {
+  const auto lost = unresponsive_nodes(job.plan.node_list, ProbeLimits{});
+  if (lost.empty()) return std::nullopt;
+  Failure failure;
+  failure.cause = "node lost";
+  for (const auto& node : lost)
+    failure.nodes.push_back(
+        runtime_failure(node, "lost: did not answer after the " + step + " step failed"));
+  failure.summary = "node(s) " + joined(lost) + " lost";
+  return failure;
+}
+
 Failure find_failed_nodes(const TrainOutcome& outcome, const TrainingJob& job) {
   Failure failure;
   const auto add = [&](const std::string& node, const std::string& what) {
-    const health::CheckResult check{"runtime", health::CheckStatus::kFailed, what, 0};
-    failure.nodes.emplace_back(node, health::drain_reason(check));
+    failure.nodes.push_back(runtime_failure(node, what));
   };
   if (outcome.stopped == StopReason::kStraggler) {
     failure.cause = "straggler";
@@ -67,15 +88,8 @@ Failure find_failed_nodes(const TrainOutcome& outcome, const TrainingJob& job) {
     return failure;
   }
   // A lost node: its ranks went silent, the others failed talking to them (or wait for them:
-  // a hang that names no node). Which node does not answer a one-task step says it, without
-  // waiting for Slurm to mark it down.
-  const auto lost = unresponsive_nodes(job.plan.node_list, ProbeLimits{});
-  if (!lost.empty()) {
-    failure.cause = "node lost";
-    for (const auto& node : lost) add(node, "lost: did not answer after the training step failed");
-    failure.summary = "node(s) " + joined(lost) + " lost";
-    return failure;
-  }
+  // a hang that names no node).
+  if (auto lost = lost_nodes(job, "training")) return *lost;
   failure.cause = outcome.stopped == StopReason::kHang ? "hang" : "failure";
   if (outcome.stopped == StopReason::kHang) {
     failure.summary = outcome.verdict.in_startup
@@ -182,6 +196,15 @@ run::FailureDiagnosis nodes_failed(run::FailureDiagnosis diagnosis, const Failur
   return diagnosis;
 }
 
+// The job's allocation with every in-job restart so far counted in (the compile phase's and
+// `training_restarts`): in-job restarts and requeues share max_restarts, and the requeue
+// decision counts them all.
+run::SlurmAllocation restarts_counted(const TrainingJob& job, unsigned training_restarts) {
+  auto counted = *job.allocation;
+  counted.restart_count += job.compile_restarts + training_restarts;
+  return counted;
+}
+
 // An interrupted compile leaves its *.lock files in the node-local tier, and the next compile of
 // those graphs would wait on them for ever (docs/hardware.md#compile-cache). After a compile
 // step that lost a node nothing of it compiles any more, so every lock on the nodes about to
@@ -223,27 +246,19 @@ std::optional<int> compile_with_recovery(TrainingJob& job, nlohmann::json& phase
     const auto detected = std::chrono::steady_clock::now();
     // A node lost while it compiled fails the step as a compiler would: which node does not
     // answer tells them apart. Failed graphs are the configuration's, on any node.
-    const auto lost = unresponsive_nodes(job.plan.node_list, ProbeLimits{});
-    if (lost.empty()) {
+    auto failure = lost_nodes(job, "compile");
+    if (!failure) {
       std::cerr << "trn-run: " << compiled.message << "; not training\n";
       return kCompileFailed;
     }
-    Failure failure;
-    failure.cause = "node lost";
-    for (const auto& node : lost) {
-      const health::CheckResult check{"runtime", health::CheckStatus::kFailed,
-                                      "lost: did not answer after the compile step failed", 0};
-      failure.nodes.emplace_back(node, health::drain_reason(check));
-    }
-    failure.summary = "node(s) " + joined(lost) + " lost in the compile phase";
-    const auto failed = drain_failed(failure);
+    failure->summary += " in the compile phase";
+    const auto failed = drain_failed(*failure);
     const auto swap = run::swap_in_spares(node_names(job.nodes), job.plan.node_list,
                                           job.plan.spare_nodes, failed);
-    auto counted = *job.allocation;
-    counted.restart_count += attempt;
+    const auto counted = restarts_counted(job, 0);
     if (!swap || static_cast<std::int64_t>(counted.restart_count) >= job.plan.max_restarts) {
       return requeue_or_fail(job.plan, counted,
-                             nodes_failed({}, failure, failed, job, swap.has_value()));
+                             nodes_failed({}, *failure, failed, job, swap.has_value()));
     }
     const auto replaced = replaced_text(*swap);
     const auto cache_pull = move_to_nodes(job, *swap, failed);
@@ -251,7 +266,7 @@ std::optional<int> compile_with_recovery(TrainingJob& job, nlohmann::json& phase
               << replaced << " (" << swap->spares.size() << " spare(s) left); compiling again\n"
               << std::flush;
     auto recoveries = phases.value("recoveries", nlohmann::json::array());
-    recoveries.push_back({{"cause", failure.cause},
+    recoveries.push_back({{"cause", failure->cause},
                           {"phase", "compile"},
                           {"nodes", failed},
                           {"replaced", replaced},
@@ -326,10 +341,7 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
     const double drain_s = seconds_since(drain_started);
     const auto swap = run::swap_in_spares(node_names(job.nodes), job.plan.node_list,
                                           job.plan.spare_nodes, failed);
-    // In-job restarts (the compile phase's too) and requeues share max_restarts: the requeue
-    // decision counts them all.
-    auto counted = *job.allocation;
-    counted.restart_count += job.compile_restarts + attempt;
+    const auto counted = restarts_counted(job, attempt);
     if (!swap || static_cast<std::int64_t>(counted.restart_count) >= job.plan.max_restarts) {
       return requeue_or_fail(job.plan, counted,
                              nodes_failed(diagnosis, failure, failed, job, swap.has_value()));

@@ -28,8 +28,7 @@ namespace trn::launcher {
 namespace {
 
 // The plan's memory line, or nothing where no estimate applies.
-std::string memory_text(const plan::Plan& plan) {
-  const auto memory = plan_memory(plan);
+std::string memory_text(const std::optional<PlanMemory>& memory) {
   return memory ? plan_memory_line(*memory) : "";
 }
 
@@ -253,16 +252,17 @@ int print_plan_or_sweep(const RunOptions& options, const RunStart& start,
                        layout.trainer_dir);
   std::string why_not;
   const auto setup = plan_forecast(run.plan, options.forecast, why_not);
+  const auto memory = plan_memory(run.plan);
   if (options.json) {
     auto doc = plan::to_json(run.plan);
     if (setup) doc["forecast"] = forecast::forecast_json(run.plan, *setup);
-    if (const auto memory = plan_memory(run.plan)) doc["memory"] = plan_memory_json(*memory);
+    if (memory) doc["memory"] = plan_memory_json(*memory);
     doc["launcher"] = launcher_json(start.launch);
     if (nodes.job_nodes) doc["task_environment"] = task_environment_json(nodes);
     std::cout << doc.dump(2) << '\n';
   } else {
     std::cout << forecast_headline(run.plan, setup, why_not) << '\n'
-              << plan::render_plan_text(run.plan) << memory_text(run.plan)
+              << plan::render_plan_text(run.plan) << memory_text(memory)
               << launcher_line(start.launch) << task_environment_line(nodes);
   }
   return kSuccess;
@@ -272,7 +272,8 @@ std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunS
                                            const RunNodes& nodes, const plan::Plan& plan) {
   std::filesystem::create_directories(plan.run_dir / "logs");
   auto plan_doc = plan::to_json(plan);
-  if (const auto memory = plan_memory(plan)) plan_doc["memory"] = plan_memory_json(*memory);
+  const auto memory = plan_memory(plan);
+  if (memory) plan_doc["memory"] = plan_memory_json(*memory);
   plan_doc["launcher"] = launcher_json(start.launch);
   if (nodes.job_nodes) plan_doc["task_environment"] = task_environment_json(nodes);
   if (start.launch.node_rank == 0)
@@ -283,7 +284,7 @@ std::optional<nlohmann::json> announce_run(const RunOptions& options, const RunS
   std::optional<nlohmann::json> predicted;
   if (setup) predicted = forecast::forecast_json(plan, *setup);
   std::cout << forecast_headline(plan, setup, why_not) << '\n'
-            << plan::render_plan_text(plan) << memory_text(plan) << launcher_line(start.launch)
+            << plan::render_plan_text(plan) << memory_text(memory) << launcher_line(start.launch)
             << task_environment_line(nodes);
   const auto run_dir = std::filesystem::absolute(plan.run_dir).lexically_normal().string();
   // --resume of a folder without a committed checkpoint trains from step 0: said, not hidden.
