@@ -1,5 +1,4 @@
-import sys
-
 from .cli import main
+from .process_exit import exit_without_teardown
 
-sys.exit(main())
+exit_without_teardown(main())

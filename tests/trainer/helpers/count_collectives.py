@@ -34,6 +34,7 @@ for _name in COLLECTIVES:
 
 from trn_trainer.models import bert  # noqa: E402
 from trn_trainer.cli import main  # noqa: E402
+from trn_trainer.process_exit import exit_without_teardown  # noqa: E402
 
 bert.BertForPreTraining.forward = _record("forward", bert.BertForPreTraining.forward)
 torch.optim.AdamW.step = _record("optimizer_step", torch.optim.AdamW.step)
@@ -41,4 +42,4 @@ torch.optim.AdamW.step = _record("optimizer_step", torch.optim.AdamW.step)
 rc = main(sys.argv[1:])
 with open(os.path.join(os.environ["TRN_EVENTS_DIR"], f"rank{os.environ['RANK']}.json"), "w") as f:
     json.dump(EVENTS, f)
-sys.exit(rc)
+exit_without_teardown(rc)  # as python -m trn_trainer ends

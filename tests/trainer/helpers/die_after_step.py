@@ -7,6 +7,7 @@ import sys
 
 from trn_trainer.tasks import pretrain_log
 from trn_trainer.cli import main
+from trn_trainer.process_exit import exit_without_teardown
 
 DIE_AFTER = int(os.environ["TRN_DIE_AFTER_STEP"])
 _record = pretrain_log.StepLog._record  # every step's row goes through it
@@ -21,4 +22,4 @@ def record(self, step, *args):
 
 
 pretrain_log.StepLog._record = record
-sys.exit(main(sys.argv[1:]))
+exit_without_teardown(main(sys.argv[1:]))  # as python -m trn_trainer ends

@@ -12,6 +12,7 @@ import sys
 from trn_trainer.checkpoint import files
 from trn_trainer.checkpoint.s3 import S3Tier
 from trn_trainer.cli import main
+from trn_trainer.process_exit import exit_without_teardown
 
 STEP = int(os.environ["TRN_DIE_DURING_SAVE"])
 AT = os.environ["TRN_DIE_AT"]
@@ -62,4 +63,4 @@ def commit_store(self, manifest, directory):
 files.write_shard, files.copy_shard = write_shard, copy_shard
 files.commit_manifest, files._HashingFile.write = commit_manifest, write
 S3Tier.commit = commit_store
-sys.exit(main(sys.argv[1:]))
+exit_without_teardown(main(sys.argv[1:]))  # as python -m trn_trainer ends

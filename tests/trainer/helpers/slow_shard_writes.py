@@ -7,6 +7,7 @@ import time
 
 from trn_trainer.checkpoint import files
 from trn_trainer.cli import main
+from trn_trainer.process_exit import exit_without_teardown
 
 DELAY_S = float(os.environ["TRN_SLOW_WRITE_S"])
 _write_shard = files.write_shard
@@ -18,4 +19,4 @@ def write_shard(*args, **kwargs):
 
 
 files.write_shard = write_shard
-sys.exit(main(sys.argv[1:]))
+exit_without_teardown(main(sys.argv[1:]))  # as python -m trn_trainer ends
