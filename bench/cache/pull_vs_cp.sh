@@ -4,13 +4,15 @@
 # compile_flags.json, model.neff (NEFF_KIB KiB of random bytes) and model.done - about 1 GiB by
 # default.
 #   cold: the destination is empty;  warm: the destination already holds everything.
+# The cold pull runs twice: with its default --jobs (several entries at once) and --jobs 1.
 # Each case runs REPEATS times; the table shows medians. The source tree is in the page cache
 # for both tools alike (caches are not dropped: the machine is shared). Run by hand, not in
 # scripts/test: it writes about 3 GiB and takes about a minute on a 2-core VM.
 #
 # usage: bench/cache/pull_vs_cp.sh [TRN_CACHE]   (default: the first build/*/bin/trn-cache)
 # env:   ENTRIES=1000 NEFF_KIB=1024 REPEATS=3 WORK=/var/tmp (must hold 3.5x the cache)
-# Exit status: 0, or 1 when the warm pull is not at least 20x faster than cp -a.
+# Exit status: 0, or 1 when the warm pull is not at least 20x faster than cp -a, or the cold
+# pull (default --jobs) is slower than cp -a.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,9 +54,10 @@ time_cmd() {
   sync
 }
 
-pull_cold=() pull_warm=() cp_cold=() cp_warm=()
+pull_cold=() pull_warm=() cp_cold=() cp_warm=() serial_cold=()
 for _ in $(seq "$repeats"); do
-  rm -rf "$work/local" "$work/cp"; sync
+  rm -rf "$work/local" "$work/cp" "$work/serial"; sync
+  time_cmd serial_cold "$trn_cache" pull --jobs 1 --from "$work/shared" --to "$work/serial"
   time_cmd pull_cold "$trn_cache" pull --from "$work/shared" --to "$work/local"
   time_cmd pull_warm "$trn_cache" pull --from "$work/shared" --to "$work/local"
   time_cmd cp_cold cp -a "$work/shared" "$work/cp"
@@ -63,21 +66,29 @@ done
 
 # The pulled tree must be the source, byte for byte.
 diff -r "$work/shared" "$work/local" >/dev/null || { echo "pull_vs_cp: trees differ" >&2; exit 2; }
+diff -r "$work/shared" "$work/serial" >/dev/null || { echo "pull_vs_cp: trees differ (--jobs 1)" >&2; exit 2; }
 "$trn_cache" pull --from "$work/shared" --to "$work/local" | grep -q "pulled 0 entries" ||
   { echo "pull_vs_cp: warm pull copied something" >&2; exit 2; }
 
-pc=$(median "${pull_cold[@]}") pw=$(median "${pull_warm[@]}")
+pc=$(median "${pull_cold[@]}") pw=$(median "${pull_warm[@]}") sc=$(median "${serial_cold[@]}")
 cc=$(median "${cp_cold[@]}") cw=$(median "${cp_warm[@]}")
-printf '%d entries, %.2f GiB, %s, medians of %d\n\n' "$entries" \
-  "$(echo "$total / 1073741824" | bc -l)" "$(df -T "$work" | awk 'NR==2 {print $2}')" "$repeats"
+printf '%d entries, %.2f GiB, %s, %s default jobs, medians of %d\n\n' "$entries" \
+  "$(echo "$total / 1073741824" | bc -l)" "$(df -T "$work" | awk 'NR==2 {print $2}')" \
+  "$("$trn_cache" pull --json --from "$work/shared" --to "$work/local" | grep -o '"jobs": [0-9]*' | cut -d' ' -f2)" \
+  "$repeats"
 printf '| case | trn-cache pull | cp -a    | cp -a / pull |\n'
 printf '|------|----------------|----------|--------------|\n'
 printf '| cold | %10.3f s   | %6.3f s | %10.1fx  |\n' "$pc" "$cc" "$(echo "$cc / $pc" | bc -l)"
 printf '| warm | %10.3f s   | %6.3f s | %10.1fx  |\n' "$pw" "$cw" "$(echo "$cw / $pw" | bc -l)"
+printf '| cold, --jobs 1 | %6.3f s | %6.3f s | %10.1fx  |\n' "$sc" "$cc" "$(echo "$cc / $sc" | bc -l)"
 echo
-echo "all runs (s): pull cold ${pull_cold[*]}; pull warm ${pull_warm[*]}; cp cold ${cp_cold[*]}; cp warm ${cp_warm[*]}"
+echo "all runs (s): pull cold ${pull_cold[*]}; pull cold --jobs 1 ${serial_cold[*]}; pull warm ${pull_warm[*]}; cp cold ${cp_cold[*]}; cp warm ${cp_warm[*]}"
 ratio=$(echo "$cw / $pw" | bc -l)
 if [ "$(echo "$ratio < 20" | bc)" -eq 1 ]; then
   echo "pull_vs_cp: warm pull only $(printf %.1f "$ratio")x faster than cp -a (target 20x)" >&2
+  exit 1
+fi
+if [ "$(echo "$cc / $pc < 1" | bc)" -eq 1 ]; then
+  echo "pull_vs_cp: cold pull $(printf %.2f "$(echo "$cc / $pc" | bc -l)")x the speed of cp -a (target 1.0x)" >&2
   exit 1
 fi

@@ -3,10 +3,11 @@
 //   trn-cache clear-locks [--root DIR] [--older-than AGE] [--missing-ok]
 //   trn-cache prune       [--root DIR] [--failed] [--older-than AGE] [--max-size SIZE]
 //                         [--dry-run] [--json]
-//   trn-cache pull        --from SHARED [--to LOCAL] [--compiler-version V] [--json]
-//   trn-cache push        [--from LOCAL] --to SHARED [--compiler-version V] [--json]
+//   trn-cache pull        --from SHARED [--to LOCAL] [--compiler-version V] [--jobs N] [--json]
+//   trn-cache push        [--from LOCAL] --to SHARED [--compiler-version V] [--jobs N] [--json]
 // Exit status: 0 done, 2 usage or cache error (one line on stderr, "trn-cache: ...").
 #include <boost/program_options.hpp>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "common/exit_codes.hpp"
@@ -60,14 +62,14 @@ const char* const usage_text =
     "               that long), --max-size SIZE (least recently used first)\n"
     "               [--root DIR] [--dry-run] [--json]\n"
     "  pull         copy complete entries from a shared cache into the local one\n"
-    "               --from SHARED [--to LOCAL] [--compiler-version V] [--json]\n"
+    "               --from SHARED [--to LOCAL] [--compiler-version V] [--jobs N] [--json]\n"
     "  push         copy complete local entries to a shared cache (never overwriting one)\n"
-    "               [--from LOCAL] --to SHARED [--compiler-version V] [--json]\n"
+    "               [--from LOCAL] --to SHARED [--compiler-version V] [--jobs N] [--json]\n"
     "\n"
     "The local cache (default for --root, pull's --to, push's --from) is the compiler's:\n"
     "--cache_dir in NEURON_CC_FLAGS, else NEURON_COMPILE_CACHE_URL, else\n"
     "/var/tmp/neuron-compile-cache. SIZE: 500M, 20G (at most 1024T); AGE: 30m, 1h, 7d (at\n"
-    "most 36500d).\n"
+    "most 36500d). --jobs N: entries copied at once (1-256; default the CPUs, 4 to 16).\n"
     "\n"
     "--version prints the version. Exit status: 0 done, 2 usage or cache error.\n";
 
@@ -92,6 +94,17 @@ bool local_root_named() {
 std::filesystem::path root_option(const po::variables_map& options, const char* name) {
   return options.count(name) != 0U ? std::filesystem::path(options[name].as<std::string>())
                                    : local_root();
+}
+
+unsigned jobs_option(const std::string& given) {
+  unsigned jobs = 0;
+  const auto [end, error] = std::from_chars(given.data(), given.data() + given.size(), jobs);
+  if (error != std::errc() || end != given.data() + given.size() || jobs < 1 || jobs > 256) {
+    throw UsageError{"--jobs " + given +
+                     ": not a number of entries to copy at once; give 1 to 256 (1 copies one "
+                     "entry after another)"};
+  }
+  return jobs;
 }
 
 std::string entries_text(std::size_t n) {
@@ -244,6 +257,8 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
   if (options.count("compiler-version") != 0U) {
     transfer.compiler_version = options["compiler-version"].as<std::string>();
   }
+  transfer.jobs = options.count("jobs") != 0U ? jobs_option(options["jobs"].as<std::string>())
+                                              : cache::default_transfer_jobs();
   const auto start = std::chrono::steady_clock::now();
   const auto report = pulling ? cache::pull(from, to, transfer) : cache::push(from, to, transfer);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
@@ -252,6 +267,7 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
     json["from"] = from.string();
     json["to"] = to.string();
     json["seconds"] = took.count();
+    json["jobs"] = transfer.jobs;
     json["bad"] = nlohmann::json::array();
     for (const auto& bad : report.bad) {
       json["bad"].push_back({{"path", bad.path.string()}, {"reason", bad.reason}});
@@ -284,7 +300,8 @@ po::options_description options_for(const std::string& command) {
   if (command == "pull" || command == "push") {
     options.add_options()("from", po::value<std::string>(), "source cache root")(
         "to", po::value<std::string>(), "destination cache root")(
-        "compiler-version", po::value<std::string>(), "only neuronxcc-<V>")("json", "JSON report");
+        "compiler-version", po::value<std::string>(), "only neuronxcc-<V>")(
+        "jobs", po::value<std::string>(), "entries copied at once")("json", "JSON report");
     return options;
   }
   options.add_options()("root", po::value<std::string>(), "cache root");

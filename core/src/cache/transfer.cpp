@@ -3,11 +3,15 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <system_error>
+#include <thread>
 
 #include "directory.hpp"
 #include "file_copy.hpp"
@@ -179,9 +183,43 @@ void transfer_entry(const detail::OpenDirectory& source_dir, const detail::OpenD
   if (replace) report.replaced++;
 }
 
+// Calls work(i, report) for every i below `count` on `jobs` threads, each with its own report,
+// added to `report` at the end. The first exception that is not a trn::Error of one entry (those
+// are kept in `bad` by `work`) stops every thread at its next item and is rethrown.
+template <typename Work>
+void for_each_in_parallel(std::size_t count, unsigned jobs, TransferReport& report, Work work) {
+  const auto threads = static_cast<std::size_t>(std::min<std::size_t>(jobs, count));
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < count; ++i) work(i, report);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::exception_ptr failure;
+  std::mutex failure_mutex;
+  std::vector<TransferReport> reports(threads);
+  {
+    std::vector<std::jthread> workers;
+    workers.reserve(threads);
+    for (std::size_t t = 0; t < threads; ++t) {
+      workers.emplace_back([&, t] {
+        try {
+          for (std::size_t i; !stop && (i = next++) < count;) work(i, reports[t]);
+        } catch (...) {
+          const std::lock_guard lock(failure_mutex);
+          if (!failure) failure = std::current_exception();
+          stop = true;
+        }
+      });
+    }
+  }  // jthread joins
+  for (const auto& part : reports) report += part;
+  if (failure) std::rethrow_exception(failure);
+}
+
 void transfer_version(const std::filesystem::path& source_version_dir,
                       const std::filesystem::path& target_version_dir, Direction direction,
-                      TransferReport& report) {
+                      unsigned jobs, TransferReport& report) {
   auto source_dir = detail::OpenDirectory::open(source_version_dir);
   if (!source_dir) return;
   auto modules = source_dir->items();
@@ -201,18 +239,21 @@ void transfer_version(const std::filesystem::path& source_version_dir,
     for (const auto& item : items) target_names.emplace(item.name, item.is_dir);
   }
 
-  for (const auto& module : modules) {
-    if (!module.is_dir || !is_module_dir_name(module.name)) continue;
+  std::erase_if(modules, [](const detail::DirItem& module) {
+    return !module.is_dir || !is_module_dir_name(module.name);
+  });
+  for_each_in_parallel(modules.size(), jobs, report, [&](std::size_t i, TransferReport& part) {
+    const auto& module = modules[i];
     const auto listed = target_names.find(module.name);
     try {
       transfer_entry(*source_dir, *target, source_version_dir, target_version_dir, module.name,
                      listed == target_names.end() ? std::nullopt : std::optional(listed->second),
-                     direction, report);
+                     direction, part);
     } catch (const Error& e) {
       // One bad entry must not cost every other entry its copy (and a recompile).
-      report.bad.push_back({source_version_dir / module.name, e.what()});
+      part.bad.push_back({source_version_dir / module.name, e.what()});
     }
-  }
+  });
 }
 
 TransferReport transfer(const std::filesystem::path& from, const std::filesystem::path& to,
@@ -234,12 +275,36 @@ TransferReport transfer(const std::filesystem::path& from, const std::filesystem
         version.name.substr(version_dir_prefix.size()) != *options.compiler_version) {
       continue;
     }
-    transfer_version(from / version.name, to / version.name, direction, report);
+    transfer_version(from / version.name, to / version.name, direction,
+                     options.jobs == 0 ? default_transfer_jobs() : options.jobs, report);
   }
   return report;
 }
 
 }  // namespace
+
+unsigned default_transfer_jobs() {
+  return std::clamp(std::thread::hardware_concurrency(), 4U, 16U);
+}
+
+TransferReport& TransferReport::operator+=(const TransferReport& other) {
+  copied += other.copied;
+  copied_bytes += other.copied_bytes;
+  replaced += other.replaced;
+  present += other.present;
+  present_bytes += other.present_bytes;
+  not_complete += other.not_complete;
+  not_complete_bytes += other.not_complete_bytes;
+  busy += other.busy;
+  busy_bytes += other.busy_bytes;
+  vanished += other.vanished;
+  stale_temps_removed += other.stale_temps_removed;
+  source_exists = source_exists && other.source_exists;
+  bad.insert(bad.end(), other.bad.begin(), other.bad.end());
+  std::sort(bad.begin(), bad.end(),
+            [](const BadEntry& a, const BadEntry& b) { return a.path < b.path; });
+  return *this;
+}
 
 TransferReport pull(const std::filesystem::path& shared_root,
                     const std::filesystem::path& local_root, const TransferOptions& options) {

@@ -43,7 +43,7 @@ inline std::filesystem::path make_entry(const std::filesystem::path& root,
                                         std::initializer_list<const char*> files,
                                         const std::string& neff = "NEFF",
                                         const std::string& compiler = version) {
-  const auto dir = entry_path(root, module, compiler);
+  auto dir = entry_path(root, module, compiler);
   std::filesystem::create_directories(dir);
   for (const char* name : files) {
     write_file(dir / name, std::string(name) == "model.neff" ? neff : std::string(name));

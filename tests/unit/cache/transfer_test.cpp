@@ -332,5 +332,98 @@ TEST(Transfer, JsonReport) {
   EXPECT_EQ(json["source_exists"], true);
 }
 
+// A tree of every kind of entry for the parallel tests: complete ones, incomplete ones, ones the
+// destination already holds, and ones whose destination is a file where the folder belongs.
+struct MixedTree {
+  static constexpr int complete = 40;
+  static constexpr int incomplete = 10;
+  static constexpr int present = 10;
+  static constexpr int blocked = 5;
+  explicit MixedTree(const std::filesystem::path& shared) {
+    for (int i = 0; i < complete + present + blocked; ++i) {
+      make_done(shared, module(i), std::string(4096 + static_cast<std::size_t>(i), 'n'));
+    }
+    for (int i = 0; i < incomplete; ++i) {
+      make_entry(shared, "MODULE_9" + std::to_string(i) + "+a",
+                 {"model.hlo_module.pb", "model.log"});
+    }
+  }
+  static std::string module(int i) { return "MODULE_" + std::to_string(100 + i) + "+a"; }
+  // What the destination holds before the pull.
+  static void prepare(const std::filesystem::path& shared, const std::filesystem::path& local) {
+    for (int i = complete; i < complete + present; ++i) {
+      std::filesystem::create_directories(version_dir(local));
+      std::filesystem::copy(entry_path(shared, module(i)), entry_path(local, module(i)));
+    }
+    for (int i = complete + present; i < complete + present + blocked; ++i) {
+      test::write_file(entry_path(local, module(i)), "a file, not a folder");
+    }
+  }
+};
+
+TransferOptions with_jobs(unsigned jobs) {
+  TransferOptions options;
+  options.jobs = jobs;
+  return options;
+}
+
+std::vector<std::string> tree_of(const std::filesystem::path& root) {
+  std::vector<std::string> files;
+  for (const auto& item : std::filesystem::recursive_directory_iterator(root)) {
+    files.push_back(std::filesystem::relative(item.path(), root).string() +
+                    (item.is_regular_file() ? "=" + read_file(item.path()) : "/"));
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(Pull, AnyNumberOfJobsGivesTheSameTreeAndReport) {
+  TempDir shared;
+  const MixedTree tree(shared.path());
+  std::vector<std::vector<std::string>> trees;
+  std::vector<nlohmann::json> reports;
+  std::vector<std::vector<std::string>> bad;
+  for (const unsigned jobs : {1U, 3U, 16U, 64U}) {
+    TempDir local;
+    MixedTree::prepare(shared.path(), local.path());
+    const auto report = pull(shared.path(), local.path(), with_jobs(jobs));
+    trees.push_back(tree_of(local.path()));
+    reports.push_back(to_json(report));
+    bad.emplace_back();
+    for (const auto& entry : report.bad) bad.back().push_back(entry.path.filename().string());
+    EXPECT_EQ(report.copied, static_cast<std::size_t>(MixedTree::complete)) << jobs << " jobs";
+    EXPECT_EQ(report.present, static_cast<std::size_t>(MixedTree::present)) << jobs << " jobs";
+    EXPECT_EQ(report.not_complete, static_cast<std::size_t>(MixedTree::incomplete)) << jobs;
+  }
+  // Entries 100 + complete + present onwards are blocked by a file: listed in path order.
+  std::vector<std::string> expected_bad;
+  for (int i = MixedTree::complete + MixedTree::present;
+       i < MixedTree::complete + MixedTree::present + MixedTree::blocked; ++i) {
+    expected_bad.push_back(MixedTree::module(i));
+  }
+  for (std::size_t run = 0; run < trees.size(); ++run) {
+    EXPECT_EQ(trees[run], trees[0]) << "run " << run;
+    EXPECT_EQ(reports[run], reports[0]) << "run " << run;
+    EXPECT_EQ(bad[run], expected_bad) << "run " << run;
+  }
+}
+
+TEST(Push, ManyJobsInstallEachEntryWhole) {
+  TempDir local;
+  TempDir shared;
+  const MixedTree tree(local.path());
+  const auto report = push(local.path(), shared.path(), with_jobs(16));
+  EXPECT_EQ(report.copied, static_cast<std::size_t>(MixedTree::complete + MixedTree::present +
+                                                    MixedTree::blocked));
+  for (const auto& name : names_in(version_dir(shared.path()))) {
+    EXPECT_EQ(name.rfind("MODULE_", 0), 0U) << name;  // no staging folder left behind
+  }
+  for (const auto& e : scan(shared.path())) {
+    EXPECT_EQ(e.state, EntryState::kDone) << e.path;
+    EXPECT_EQ(read_file(e.path / "model.neff"),
+              read_file(entry_path(local.path(), e.module) / "model.neff"));
+  }
+}
+
 }  // namespace
 }  // namespace trn::cache

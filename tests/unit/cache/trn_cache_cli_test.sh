@@ -106,6 +106,13 @@ expect_eq "$?" 0 "pull with one odd local entry"
 grep -q "skipped $work/cache/$version/$odd: $work/odd/$version/$odd is not a folder" <<<"$out" ||
   fail "odd local entry message: $out"
 grep -q "pulled 6 entries" <<<"$out" || fail "the other entries were not pulled: $out"
+# --jobs: how many entries are copied at once changes nothing in the result.
+one=$("$trn_cache" pull --from "$work/cache" --to "$work/jobs1" --jobs 1 --json)
+three=$("$trn_cache" pull --from "$work/cache" --to "$work/jobs3" --jobs 3 --json)
+expect_eq "$(json 'd["jobs"]' <<<"$three")" 3 "--jobs in the JSON report"
+expect_eq "$(json 'd["copied"]["entries"]' <<<"$three")" "$(json 'd["copied"]["entries"]' <<<"$one")" \
+  "entries pulled with --jobs 3 and --jobs 1"
+diff -r "$work/jobs1" "$work/jobs3" >/dev/null || fail "--jobs 3 and --jobs 1 pulled different trees"
 # As an unprivileged user (root reads anything): the suite runs as root, setpriv is util-linux's.
 if ! command -v setpriv >/dev/null || [ "$(id -u)" != 0 ]; then
   fail "the unreadable-file case needs root and setpriv (util-linux) to read as another user"
@@ -176,7 +183,9 @@ kill "$double_pid"; wait "$double_pid" 2>/dev/null; double_pid=
 for args in "" "frobnicate" "prune" "prune --max-size 10X" "pull" "status --bogus" \
     "status --root $work/none" "clear-locks --older-than soon" \
     "prune --older-than 106751991167301d" "prune --max-size 99999999999T" \
-    "clear-locks --older-than 9999999999999999999s" "status extra --root $work/cache"; do
+    "clear-locks --older-than 9999999999999999999s" "status extra --root $work/cache" \
+    "pull --from $work/cache --to $work/jobs --jobs 0" "push --to $work/jobs --jobs many" \
+    "pull --from $work/cache --to $work/jobs --jobs 257"; do
   # shellcheck disable=SC2086
   err=$("$trn_cache" $args 2>&1 >/dev/null)
   code=$?
@@ -185,6 +194,9 @@ for args in "" "frobnicate" "prune" "prune --max-size 10X" "pull" "status --bogu
   grep -q "^trn-cache: " <<<"$err" || fail "prefix for 'trn-cache $args': $err"
 done
 "$trn_cache" prune --max-size 10X 2>&1 | grep -q "max-size '10X'" || fail "bad size names it"
+"$trn_cache" pull --from "$work/cache" --to "$work/jobs" --jobs 0 2>&1 | grep -q -- "--jobs 0: .*give 1 to 256" ||
+  fail "a bad --jobs names it and the range"
+[ ! -e "$work/jobs" ] || fail "a pull refused for its --jobs made its destination"
 NEURON_COMPILE_CACHE_URL=s3://bucket/c "$trn_cache" status 2>&1 | grep -q "s3://bucket/c" ||
   fail "s3 URL named"
 

@@ -11,7 +11,14 @@ namespace trn::cache {
 struct TransferOptions {
   // Only this compiler's entries (the folder neuronxcc-<version>); all versions when unset.
   std::optional<std::string> compiler_version;
+  // Entries copied at once (threads); 0: default_transfer_jobs(). Each entry is still staged and
+  // renamed into place alone, so any number gives the same tree (docs/hardware.md#compile-cache).
+  unsigned jobs = 0;
 };
+
+// The hardware threads, at least 4 (a network file system such as FSx answers each file's
+// open and create after a round trip: several in flight hide it) and at most 16.
+unsigned default_transfer_jobs();
 
 // What one pull or push did. Every source entry lands in exactly one of the counts.
 struct TransferReport {
@@ -37,6 +44,9 @@ struct TransferReport {
   std::vector<BadEntry> bad;
 
   std::size_t skipped() const { return present + not_complete + busy + vanished + bad.size(); }
+  // Adds another report's counts (one per worker of a parallel transfer); `bad` stays sorted
+  // by path.
+  TransferReport& operator+=(const TransferReport& other);
   std::uintmax_t skipped_bytes() const { return present_bytes + not_complete_bytes + busy_bytes; }
 };
 
@@ -44,10 +54,11 @@ struct TransferReport {
 // node-local tier lacks, or holds incomplete, or holds with a different model.neff size. Each
 // entry is copied into a temporary folder inside the destination's version folder and renamed
 // into place, so a killed copy never leaves a half-written entry; the next transfer deletes
-// such leftovers. Unchanged entries are compared by presence, model.done and model.neff size
-// only, never by content. A missing destination is created; a missing source is reported
-// (source_exists = false), not thrown. An entry that cannot be read or put in place is skipped
-// and listed in `bad`; errors of the roots themselves throw trn::Error.
+// such leftovers. Several entries are copied at once (`jobs`). Unchanged entries are compared by
+// presence, model.done and model.neff size only, never by content. A missing destination is
+// created; a missing source is reported (source_exists = false), not thrown. An entry that cannot
+// be read or put in place is skipped and listed in `bad`; errors of the roots themselves throw
+// trn::Error.
 TransferReport pull(const std::filesystem::path& shared_root,
                     const std::filesystem::path& local_root, const TransferOptions& options = {});
 
