@@ -28,9 +28,24 @@ expect_refused() {
 }
 expect_eq "$(footprint)" "$clean" "footprint before the test"
 expect_refused own up 0
-expect_refused own up 99
+expect_refused own up 254  # past the nodes' /24 subnet
+# A machine without the memory for the nodes asked for: the limit is named, nothing is made.
+small=$(mktemp)
+printf 'MemTotal:        4096000 kB\nMemAvailable:     1024000 kB\n' >"$small"
+refusal=$(expect_refused env TRN_CLUSTER_MEMINFO="$small" "$TRN_SOURCE_DIR/scripts/cluster" --name "$name" up 200)
+grep -q "node count 200 does not fit: .*1000 MiB available.*choose at most [1-9][0-9]*\$" <<<"$refusal" ||
+  fail "the memory refusal does not name the limit: $refusal"
+rm -f "$small"
 expect_refused setpriv --reuid=nobody --regid=nogroup --clear-groups "$TRN_SOURCE_DIR/scripts/cluster" --name "$name" up 2
 expect_refused env PATH=/usr/bin:/bin "$TRN_SOURCE_DIR/scripts/cluster" --name "$name" up 2
+
+# 128 nodes on this machine (issue 31): every slurmd registered, one step on all of them, and
+# down leaves nothing behind (bench/cluster/lifecycle.sh measures the times and the memory).
+own up 128
+own exec srun -N 128 true
+expect_eq "$(own exec srun -N 128 hostname | sort -u | wc -l)" 128 "distinct host names of a 128-node step"
+own down
+expect_eq "$(footprint)" "$clean" "footprint after down of 128 nodes"
 
 own up 2
 [[ $(footprint | head -n 1) -eq 3 ]] || fail "expected 3 namespaces while up"
