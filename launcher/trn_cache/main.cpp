@@ -7,7 +7,6 @@
 //   trn-cache push        [--from LOCAL] --to SHARED [--compiler-version V] [--jobs N] [--json]
 // Exit status: 0 done, 2 usage or cache error (one line on stderr, "trn-cache: ...").
 #include <boost/program_options.hpp>
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +16,6 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "common/exit_codes.hpp"
@@ -33,6 +31,7 @@
 #include "trn/common/env_names.hpp"
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
+#include "trn/common/whole_number.hpp"
 
 namespace po = boost::program_options;
 namespace cache = trn::cache;
@@ -94,17 +93,6 @@ bool local_root_named() {
 std::filesystem::path root_option(const po::variables_map& options, const char* name) {
   return options.count(name) != 0U ? std::filesystem::path(options[name].as<std::string>())
                                    : local_root();
-}
-
-unsigned jobs_option(const std::string& given) {
-  unsigned jobs = 0;
-  const auto [end, error] = std::from_chars(given.data(), given.data() + given.size(), jobs);
-  if (error != std::errc() || end != given.data() + given.size() || jobs < 1 || jobs > 256) {
-    throw UsageError{"--jobs " + given +
-                     ": not a number of entries to copy at once; give 1 to 256 (1 copies one "
-                     "entry after another)"};
-  }
-  return jobs;
 }
 
 std::string entries_text(std::size_t n) {
@@ -257,8 +245,10 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
   if (options.count("compiler-version") != 0U) {
     transfer.compiler_version = options["compiler-version"].as<std::string>();
   }
-  transfer.jobs = options.count("jobs") != 0U ? jobs_option(options["jobs"].as<std::string>())
-                                              : cache::default_transfer_jobs();
+  transfer.jobs = options.count("jobs") != 0U
+                      ? static_cast<unsigned>(trn::parse_whole_number_in(
+                            options["jobs"].as<std::string>(), "--jobs", 1, 256))
+                      : cache::default_transfer_jobs();
   const auto start = std::chrono::steady_clock::now();
   const auto report = pulling ? cache::pull(from, to, transfer) : cache::push(from, to, transfer);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
