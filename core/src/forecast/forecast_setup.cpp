@@ -1,7 +1,10 @@
 #include "trn/forecast/forecast_setup.hpp"
 
+#include <algorithm>
+
 #include "trn/common/error.hpp"
 #include "trn/forecast/published_calibration.hpp"
+#include "trn/forecast/step_work.hpp"
 
 namespace trn::forecast {
 namespace {
@@ -49,6 +52,8 @@ std::optional<ForecastSetup> forecast_setup(const plan::Plan& plan,
     setup.calibration = calibration_from_run(*measured, setup.hardware);
     setup.calibrated_from = "measured run " + measured->file.string() + " (" +
                             std::to_string(measured->shape.nodes) + " node(s))";
+    setup.trusted_nodes = measured->shape.nodes;
+    setup.trusted_from = "the measured run";
   } else {
     if (!published) {
       why_not = type_text(plan.instance_type) +
@@ -60,6 +65,10 @@ std::optional<ForecastSetup> forecast_setup(const plan::Plan& plan,
     setup.calibration = published_calibration(setup.model->family);
     setup.calibrated_from =
         "Neuron's published trn1 results: " + published_calibration_text(setup.model->family);
+    for (const auto& point : published_points()) {
+      setup.trusted_nodes = std::max(setup.trusted_nodes, point.nodes);
+    }
+    setup.trusted_from = "the largest published trn1 point";
   }
   if (prices.on_demand) setup.hardware.price_on_demand = *prices.on_demand;
   if (prices.reserved) setup.hardware.price_reserved = *prices.reserved;
@@ -76,10 +85,7 @@ StepShape step_shape(const plan::Plan& plan, const ForecastSetup& setup) {
   s.micro_batch = plan.micro_batch;
   s.grad_accum = plan.grad_accum;
   s.global_batch = plan.global_batch;
-  s.flops_per_sequence = training_flops_per_sequence(*setup.model, setup.seq_len);
-  s.parameters = parameter_count(*setup.model);
-  s.tensor_parallel_bytes =
-      tensor_parallel_bytes(*setup.model, setup.seq_len, plan.micro_batch, plan.pipeline_parallel);
+  set_model_work(s, *setup.model, setup.seq_len, plan.optimizer);
   return s;
 }
 

@@ -69,4 +69,14 @@ double tensor_parallel_bytes(const ModelShape& s, std::int64_t seq_len, std::int
   return 4 * layers_per_stage * activation_bytes;
 }
 
+double attention_scores_per_sequence(const ModelShape& s, std::int64_t seq_len) {
+  const double tokens = static_cast<double>(seq_len);
+  return static_cast<double>(s.layers) * static_cast<double>(s.heads) * tokens * tokens;
+}
+
+double pipeline_bytes(const ModelShape& s, std::int64_t seq_len, std::int64_t micro_batch) {
+  return 2 * static_cast<double>(micro_batch) * static_cast<double>(seq_len) *
+         static_cast<double>(s.hidden) * 2;
+}
+
 }  // namespace trn::forecast

@@ -133,9 +133,9 @@ Calibration calibration_from_run(const RunMeasurement& run, NodeHardware& hardwa
     const double at_one_byte_per_s = forecast_step(s, probe, c).allreduce_s;
     hardware.inter_node_bytes_per_s = at_one_byte_per_s / run.allreduce_s;
     hardware.latency_s = 0;
-    // What the step took beyond its measured parts, per extra node.
+    // What the step took beyond its measured parts, per doubling of the nodes.
     const double parts = forecast_step(s, hardware, c).step_s;
-    c.per_node_step_s = std::max(0.0, (run.step_s - parts) / static_cast<double>(s.nodes - 1));
+    c.step_s_per_doubling = std::max(0.0, (run.step_s - parts) / node_growth(s.nodes));
   }
   return c;
 }

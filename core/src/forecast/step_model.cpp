@@ -1,6 +1,7 @@
 #include "trn/forecast/step_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "trn/common/error.hpp"
@@ -49,6 +50,24 @@ double tensor_parallel_seconds(const StepShape& s, const NodeHardware& hw, const
   return 2 * (t - 1) / t * s.tensor_parallel_bytes / per_worker;
 }
 
+// The attention scores' elementwise work, bound by device memory. A measured micro-step has it in.
+double attention_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
+  if (c.measured_micro_step_s || hw.memory_bytes_per_s_per_worker <= 0) return 0;
+  return s.attention_scores * c.attention_bytes_per_score / hw.memory_bytes_per_s_per_worker;
+}
+
+// A stage's activation out and its gradient back per micro-step: over NeuronLink while the
+// pipeline stays in a node, else over the node's EFA share of a worker.
+double pipeline_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
+  if (s.pipeline_parallel < 2 || c.measured_micro_step_s) return 0;
+  const bool in_node = s.tensor_parallel * s.pipeline_parallel <= s.workers_per_node;
+  const double per_worker =
+      in_node ? hw.intra_node_bytes_per_s /
+                    static_cast<double>(std::max<std::int64_t>(1, hw.workers_per_device))
+              : hw.inter_node_bytes_per_s / static_cast<double>(s.workers_per_node);
+  return per_worker > 0 ? s.pipeline_bytes / per_worker : 0;
+}
+
 // Ring all-reduce of the gradients: first among the data-parallel replicas inside a node
 // (NeuronLink), then each node's share across the nodes (EFA): 2(r-1)/r x bytes / bandwidth.
 double allreduce_seconds(const StepShape& s, const NodeHardware& hw, const Calibration& c) {
@@ -80,24 +99,37 @@ double optimizer_seconds(const StepShape& s, const NodeHardware& hw, const Calib
     return *c.measured_optimizer_s * worker_parameters / c.measured_parameters;
   }
   if (hw.memory_bytes_per_s_per_worker <= 0) return 0;
-  return worker_parameters * c.optimizer_bytes_per_parameter / hw.memory_bytes_per_s_per_worker;
+  return worker_parameters * s.optimizer_bytes_per_parameter / hw.memory_bytes_per_s_per_worker;
 }
 
 }  // namespace
+
+double optimizer_bytes_per_parameter(std::string_view optimizer) {
+  if (optimizer == "adamw") return 32;
+  if (optimizer == "lamb") return 48;
+  throw Error("no optimizer model for " + std::string(optimizer) + ": adamw or lamb");
+}
+
+double node_growth(std::int64_t nodes) {
+  return std::log2(static_cast<double>(std::max<std::int64_t>(1, nodes)));
+}
 
 StepForecast forecast_step(const StepShape& shape, const NodeHardware& hardware,
                            const Calibration& calibration) {
   check_shape(shape);
   StepForecast f;
-  const double extra_nodes = static_cast<double>(shape.nodes - 1);
+  const double growth = node_growth(shape.nodes);
   f.tensor_parallel_s = tensor_parallel_seconds(shape, hardware, calibration);
-  f.micro_step_s = micro_step_seconds(shape, hardware, calibration) + f.tensor_parallel_s;
+  f.attention_s = attention_seconds(shape, hardware, calibration);
+  f.pipeline_s = pipeline_seconds(shape, hardware, calibration);
+  f.micro_step_s = micro_step_seconds(shape, hardware, calibration) + f.tensor_parallel_s +
+                   f.attention_s + f.pipeline_s;
   // 1F1B: the pipeline fills and drains over pp - 1 micro-steps.
   const double micro_steps = static_cast<double>(shape.grad_accum + shape.pipeline_parallel - 1);
-  f.compute_s = micro_steps * f.micro_step_s * (1 + calibration.per_node_slowdown * extra_nodes);
+  f.compute_s = micro_steps * f.micro_step_s * (1 + calibration.slowdown_per_doubling * growth);
   f.allreduce_s = allreduce_seconds(shape, hardware, calibration);
   f.optimizer_s = optimizer_seconds(shape, hardware, calibration);
-  f.overhead_s = calibration.fixed_step_s + calibration.per_node_step_s * extra_nodes;
+  f.overhead_s = calibration.fixed_step_s + calibration.step_s_per_doubling * growth;
   f.step_s = f.compute_s + f.allreduce_s + f.optimizer_s + f.overhead_s;
   f.seq_per_s = static_cast<double>(shape.global_batch) / f.step_s;
   return f;

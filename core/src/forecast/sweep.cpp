@@ -105,6 +105,7 @@ std::vector<SweepRow> sweep(const plan::Profile& profile, const plan::PlanReques
       const double per_node = row.step.seq_per_s / static_cast<double>(nodes);
       if (base_per_node == 0) base_per_node = per_node;
       row.efficiency = per_node / base_per_node;
+      row.extrapolated = nodes > setup.trusted_nodes;
     } catch (const Error& e) {
       row.infeasible = short_reason(e.what(), nodes);
     }

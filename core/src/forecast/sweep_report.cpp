@@ -55,6 +55,15 @@ std::string signed_percent(double fraction) {
 
 std::string gb_per_s(double bytes_per_s) { return fixed(bytes_per_s / 1e9, 1) + " GB/s"; }
 
+// "+19.0% (bert-large Neuron 2.14.0, 16 nodes, seq 512)"
+std::string worst_text(const ValidationSummary& summary) {
+  if (summary.worst == nullptr) return "n/a";
+  const PublishedPoint& p = *summary.worst->point;
+  return signed_percent(summary.worst->error) + " (" + std::string(p.model) + " Neuron " +
+         std::string(p.sdk) + ", " + std::string(p.framework) + ", " + std::to_string(p.nodes) +
+         (p.nodes == 1 ? " node" : " nodes") + ", seq " + std::to_string(p.seq_len) + ")";
+}
+
 std::vector<std::string> assumption_lines(const plan::Plan& plan, const ForecastSetup& setup) {
   const NodeHardware& hw = setup.hardware;
   const Calibration& c = setup.calibration;
@@ -78,20 +87,33 @@ std::vector<std::string> assumption_lines(const plan::Plan& plan, const Forecast
              fixed(hw.latency_s * 1e6, 0) + " us per ring step";
   lines.push_back(network);
   if (c.measured_optimizer_s) {
-    lines.push_back("optimizer: " + fixed(*c.measured_optimizer_s, 4) + " s per step, measured");
+    lines.push_back("optimizer: " + plan.optimizer + ", " + fixed(*c.measured_optimizer_s, 4) +
+                    " s per step, measured");
   } else {
-    lines.push_back("optimizer: " + fixed(c.optimizer_bytes_per_parameter, 0) +
+    lines.push_back("optimizer: " + plan.optimizer + ", " +
+                    fixed(optimizer_bytes_per_parameter(plan.optimizer), 0) +
                     " B per parameter at " + gb_per_s(hw.memory_bytes_per_s_per_worker) +
                     " per worker");
   }
-  lines.push_back("micro-step: " +
-                  (c.measured_micro_step_s ? fixed(*c.measured_micro_step_s, 4) + " s measured"
-                                           : "MFU " + percent(c.mfu)) +
-                  "; tensor-parallel all-reduces (4 per layer) over the NeuronLink share of a "
-                  "worker for tp > 1; pipeline fill and drain (1F1B) for pp > 1");
-  lines.push_back("per extra node: micro-steps " + percent(c.per_node_slowdown, 2) + " slower, " +
-                  fixed(c.per_node_step_s, 3) + " s per step; fixed " + fixed(c.fixed_step_s, 3) +
-                  " s per step");
+  std::string micro_step = "micro-step: ";
+  if (c.measured_micro_step_s) {
+    micro_step += fixed(*c.measured_micro_step_s, 4) + " s measured";
+  } else {
+    micro_step += "MFU " + percent(c.mfu) + " of the matrix work";
+    if (c.attention_bytes_per_score > 0) {
+      micro_step +=
+          ", " + fixed(c.attention_bytes_per_score, 0) + " B of memory traffic per attention score";
+    }
+    micro_step +=
+        "; tensor-parallel all-reduces (4 per layer) over the NeuronLink share of a "
+        "worker for tp > 1; for pp > 1 each stage's activation and gradient sends and "
+        "the pipeline's fill and drain (1F1B)";
+  }
+  lines.push_back(micro_step);
+  lines.push_back("per doubling of the nodes (log2 N, a tree's depth): micro-steps " +
+                  percent(c.slowdown_per_doubling, 2) + " slower, " +
+                  fixed(c.step_s_per_doubling, 3) + " s per step; fixed " +
+                  fixed(c.fixed_step_s, 3) + " s per step");
   lines.push_back("price per node-hour: " + hourly(hw.price_on_demand) + " on demand, " +
                   hourly(hw.price_reserved) + " reserved 1-year (" + hw.price_source + ")");
   lines.push_back("calibrated from " + setup.calibrated_from);
@@ -123,13 +145,20 @@ std::string render_sweep_text(const plan::Plan& plan, const ForecastSetup& setup
   out << "forecast for profile " << plan.profile << ": " << plan.steps << " steps, global batch "
       << plan.reference_global_batch << " (" << plan::to_string(plan.scaling) << " scaling)\n";
   for (const auto& line : assumption_lines(plan, setup)) out << "  " << line << '\n';
-  out << "  validation against published trn1 points the model was not fitted to:\n";
-  for (const auto& row : validate_published()) {
-    out << "    " << row.point->model << " Neuron " << row.point->sdk << ", " << row.point->nodes
-        << " node(s), global batch " << row.point->global_batch << ": "
-        << grouped(row.point->seq_per_s, 1) << " seq/s published, "
-        << grouped(row.predicted_seq_per_s, 1) << " predicted (" << signed_percent(row.error)
-        << ")\n";
+  const auto validation = validate_published();
+  out << "  validation against the " << validation.size()
+      << " published trn1 points the model was not fitted to (docs/planner.md#validation):\n";
+  for (const bool bundled : {true, false}) {
+    const ValidationSummary summary = summarize_validation(validation, bundled);
+    out << "    " << (bundled ? "the bundled profiles' shapes" : "all") << ", " << summary.points
+        << " points: median error " << percent(summary.median_abs_error) << ", worst "
+        << worst_text(summary) << '\n';
+  }
+  const auto base = std::find_if(rows.begin(), rows.end(),
+                                 [](const SweepRow& r) { return r.infeasible.empty(); });
+  if (base != rows.end()) {
+    out << "  eff: seq/s per node relative to the " << base->nodes << "-node row; rows beyond "
+        << setup.trusted_nodes << " nodes (" << setup.trusted_from << ") say \"extrapolated\"\n";
   }
   char header[256];
   std::snprintf(header, sizeof header,
@@ -155,7 +184,9 @@ std::string render_sweep_text(const plan::Plan& plan, const ForecastSetup& setup
         r.step.optimizer_s, r.step.overhead_s, grouped(r.step.seq_per_s, 1).c_str(),
         percent(r.efficiency, 0).c_str(), duration_text(r.train_s).c_str(),
         money(r.cost_on_demand).c_str(), money(r.cost_reserved).c_str());
-    out << line;
+    std::string text = line;
+    if (r.extrapolated) text.insert(text.size() - 1, "  extrapolated");
+    out << text;
   }
   return out.str();
 }
@@ -167,16 +198,32 @@ nlohmann::json sweep_json(const plan::Plan& plan, const ForecastSetup& setup,
   doc["steps"] = plan.steps;
   doc["assumptions"] = assumption_lines(plan, setup);
   doc["calibrated_from"] = setup.calibrated_from;
+  doc["trusted_nodes"] = setup.trusted_nodes;
   doc["validation"] = nlohmann::json::array();
-  for (const auto& row : validate_published()) {
+  const auto validation = validate_published();
+  for (const auto& row : validation) {
     doc["validation"].push_back({{"model", row.point->model},
                                  {"neuron", row.point->sdk},
+                                 {"framework", row.point->framework},
+                                 {"optimizer", row.point->optimizer},
                                  {"nodes", row.point->nodes},
+                                 {"tensor_parallel", row.point->tensor_parallel},
+                                 {"pipeline_parallel", row.point->pipeline_parallel},
+                                 {"seq_len", row.point->seq_len},
+                                 {"micro_batch", row.point->micro_batch},
                                  {"global_batch", row.point->global_batch},
+                                 {"bundled_profile_shape", bundled_profile_shape(*row.point)},
                                  {"published_seq_per_s", row.point->seq_per_s},
                                  {"predicted_seq_per_s", row.predicted_seq_per_s},
                                  {"error", row.error},
                                  {"source", row.point->source}});
+  }
+  for (const bool bundled : {true, false}) {
+    const ValidationSummary summary = summarize_validation(validation, bundled);
+    doc["validation_summary"][bundled ? "bundled_profile_shapes" : "all"] = {
+        {"points", summary.points},
+        {"median_abs_error", summary.median_abs_error},
+        {"worst_error", summary.worst != nullptr ? summary.worst->error : 0.0}};
   }
   doc["rows"] = nlohmann::json::array();
   for (const auto& r : rows) {
@@ -192,6 +239,7 @@ nlohmann::json sweep_json(const plan::Plan& plan, const ForecastSetup& setup,
                   {"global_batch", r.global_batch},
                   {"step", step_json(r.step)},
                   {"efficiency", r.efficiency},
+                  {"extrapolated", r.extrapolated},
                   {"train_s", r.train_s},
                   {"cost_on_demand_usd", r.cost_on_demand},
                   {"cost_reserved_usd", r.cost_reserved}});
@@ -205,14 +253,14 @@ std::string render_sweep_csv(const std::vector<SweepRow>& rows) {
   std::ostringstream out;
   out << "nodes,workers,tensor_parallel,pipeline_parallel,data_parallel,grad_accum,global_batch,"
          "step_s,compute_s,allreduce_s,optimizer_s,overhead_s,seq_per_s,efficiency,train_s,"
-         "cost_on_demand_usd,cost_reserved_usd,infeasible\n";
+         "cost_on_demand_usd,cost_reserved_usd,extrapolated,infeasible\n";
   for (const auto& r : rows) {
     if (!r.infeasible.empty()) {
       std::string reason = r.infeasible;
       for (auto& ch : reason) {
         if (ch == '"') ch = '\'';
       }
-      out << r.nodes << ",,,,,,,,,,,,,,,,,\"" << reason << "\"\n";
+      out << r.nodes << ",,,,,,,,,,,,,,,,,,\"" << reason << "\"\n";
       continue;
     }
     out << r.nodes << ',' << r.workers << ',' << r.tensor_parallel << ',' << r.pipeline_parallel
@@ -221,7 +269,7 @@ std::string render_sweep_csv(const std::vector<SweepRow>& rows) {
         << fixed(r.step.allreduce_s, 6) << ',' << fixed(r.step.optimizer_s, 6) << ','
         << fixed(r.step.overhead_s, 6) << ',' << fixed(r.step.seq_per_s, 3) << ','
         << fixed(r.efficiency, 4) << ',' << fixed(r.train_s, 1) << ',' << fixed(r.cost_on_demand, 2)
-        << ',' << fixed(r.cost_reserved, 2) << ",\n";
+        << ',' << fixed(r.cost_reserved, 2) << ',' << (r.extrapolated ? "true" : "false") << ",\n";
   }
   return out.str();
 }

@@ -126,6 +126,7 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   plan.steps = profile.steps;
   plan.warmup = profile.warmup;
   plan.seq_len = profile.seq_len;
+  plan.optimizer = profile.optimizer;
   plan.model = expand_home(profile.model, request.home);
   plan.data = expand_home(profile.data, request.home);
   plan.seed = profile.seed;

@@ -202,6 +202,11 @@ std::vector<PlanField> all_fields() {
          if (!p.seq_len) return {};
          return {n(*p.seq_len)};
        }},
+      {.json_key = "optimizer",
+       .json = [](const Plan& p) { return nlohmann::json(p.optimizer); },
+       .compile_input = true,
+       .placeholder = "optimizer",
+       .value = [](const Plan& p, bool) -> Value { return p.optimizer; }},
       {.json_key = "model",
        .json = [](const Plan& p) { return nlohmann::json(p.model); },
        .placeholder = "model",

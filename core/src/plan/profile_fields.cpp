@@ -133,6 +133,13 @@ bool set_snapshot_every(Profile& profile, std::string_view text, std::string&) {
   return true;
 }
 
+// The trainer's --optimizer choices, each of which the forecast prices.
+bool set_optimizer(Profile& profile, std::string_view text, std::string&) {
+  if (text != "adamw" && text != "lamb") return false;
+  profile.optimizer = std::string(text);
+  return true;
+}
+
 // The names are those of forecast::model_shape_names(); the accepted text below lists them.
 bool set_forecast_model(Profile& profile, std::string_view text, std::string&) {
   if (!text.empty() && forecast::find_model_shape(text) == nullptr) return false;
@@ -163,6 +170,9 @@ const std::vector<Field>& scalar_fields() {
        set_text<&P::model, true>},
       {{"data", "a path", "the training data directory, for {data}"}, set_text<&P::data, true>},
       {{"seq_len", whole_1, "sequence length, for {seq_len}"}, set_seq_len},
+      {{"optimizer", "adamw or lamb",
+        "the optimizer, for {optimizer} and the forecast (default adamw)"},
+       set_optimizer},
       {{"micro_batch", whole_1, "sequences per worker per micro-step"},
        set_whole<&P::micro_batch, 1, kMaxSequences>},
       {{"global_batch", whole_1, "sequences per optimizer step over all workers"},

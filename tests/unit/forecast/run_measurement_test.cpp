@@ -82,7 +82,7 @@ TEST(RunMeasurement, MultiNodeRunFitsBandwidthAndPerNodeTerm) {
   const Calibration c = calibration_from_run(run, hw);
   const StepForecast f = forecast_step(run.shape, hw, c);
   EXPECT_NEAR(f.allreduce_s, 0.2, 1e-12);  // the measured all-reduce, reproduced
-  EXPECT_NEAR(c.per_node_step_s, 1.0 - 0.4 - 0.2 - 0.05, 1e-12);
+  EXPECT_NEAR(c.step_s_per_doubling, 1.0 - 0.4 - 0.2 - 0.05, 1e-12);  // 2 nodes: one doubling
   EXPECT_NEAR(f.step_s, 1.0, 1e-12);
 }
 

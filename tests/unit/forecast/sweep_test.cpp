@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "trn/common/error.hpp"
 #include "trn/forecast/published_calibration.hpp"
@@ -103,13 +104,66 @@ TEST(Sweep, ASixtyFourCountSweepReportsEveryRowInEveryFormat) {
   const auto rows = sweep(profile, request, parse_node_counts("1-64"), setup);
   const auto text = render_sweep_text(plan, setup, rows);
   EXPECT_THAT(text, HasSubstr("calibrated from Neuron's published trn1 results"));
-  EXPECT_THAT(text, HasSubstr("validation against published trn1 points"));
+  EXPECT_THAT(text, HasSubstr("published trn1 points the model was not fitted to"));
+  EXPECT_THAT(text, HasSubstr("the bundled profiles' shapes"));
+  EXPECT_THAT(text, HasSubstr("eff: seq/s per node relative to the 1-node row"));
   EXPECT_THAT(text, HasSubstr("$21.50 on demand"));
   const auto doc = sweep_json(plan, setup, rows);
   EXPECT_EQ(doc["rows"].size(), 64u);
   EXPECT_EQ(doc["validation"].size(), validate_published().size());
+  EXPECT_EQ(doc["validation_summary"]["all"]["points"], validate_published().size());
   const auto csv = render_sweep_csv(rows);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 65);
+}
+
+// Past the largest published point (32 nodes) a row says it is an extrapolation, in every
+// format; within it, none does.
+TEST(Sweep, RowsBeyondTheTrustedRangeSaySo) {
+  const auto profile = bundled("llama2_7b");
+  const auto request = trn1_request();
+  const auto plan = plan::make_plan(profile, request);
+  const auto setup = published_setup(plan);
+  EXPECT_EQ(setup.trusted_nodes, 32);
+  const auto rows = sweep(profile, request, {16, 32, 64}, setup);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_FALSE(rows[0].extrapolated);
+  EXPECT_FALSE(rows[1].extrapolated);
+  EXPECT_TRUE(rows[2].extrapolated);
+  const auto text = render_sweep_text(plan, setup, rows);
+  std::istringstream lines(text);
+  std::string line;
+  std::size_t marked = 0;
+  while (std::getline(lines, line)) {
+    if (line.ends_with("extrapolated")) {
+      ++marked;
+      EXPECT_EQ(line.rfind("    64 ", 0), 0u) << line;
+    }
+  }
+  EXPECT_EQ(marked, 1u) << text;
+  EXPECT_EQ(sweep_json(plan, setup, rows)["rows"][2]["extrapolated"], true);
+  EXPECT_THAT(render_sweep_csv(rows), HasSubstr(",true,\n"));
+}
+
+// Strong scaling of every bundled trn1 profile: throughput never falls as nodes are added
+// (the per-node terms grow with log2 N; with linear terms llama2_7b fell from 206 seq/s at 64
+// nodes to 150 at 256).
+TEST(Sweep, BundledProfilesNeverLoseThroughputWithMoreNodes) {
+  for (const char* name :
+       {"bert_pretrain", "bert_pretrain_lamb", "bert_pretrain_ph2", "llama2_7b", "llama2_7b_nxd"}) {
+    const auto profile = bundled(name);
+    const auto request = trn1_request();
+    const auto plan = plan::make_plan(profile, request);
+    const auto rows = sweep(profile, request, parse_node_counts("1-256"), published_setup(plan));
+    double previous = 0;
+    std::size_t feasible = 0;
+    for (const auto& row : rows) {
+      if (!row.infeasible.empty()) continue;
+      ++feasible;
+      EXPECT_GE(row.step.seq_per_s, previous) << name << " at " << row.nodes << " nodes";
+      previous = row.step.seq_per_s;
+    }
+    EXPECT_GE(feasible, 5u) << name;  // the counts whose workers divide the batch
+  }
 }
 
 TEST(ForecastSetup, NothingToForecastSaysWhy) {

@@ -25,15 +25,20 @@ first=$(run bert_tiny --plan --nodes 2 | head -n 1)
 
 text=$(run "${trn1[@]}" --sweep 1,2,3,16) || fail "sweep: $(cat "$out/stderr")"
 for want in "forecast for profile bert_pretrain: 28125 steps" "calibrated from Neuron's published trn1 results" \
-  "bert-large Neuron 2.28, 16 node(s)" "     3  infeasible: strong scaling needs global_batch 16384"; do
+  "the bundled profiles' shapes, " "eff: seq/s per node relative to the 1-node row" "     3  infeasible: strong scaling needs global_batch 16384"; do
   grep -qF -- "$want" <<<"$text" || fail "the sweep lacks '$want': $text"
 done
 [[ $(grep -cE '^ +(1|2|16) +[0-9]+ ' <<<"$text") == 3 ]] || fail "rows for 1, 2 and 16 nodes: $text"
 rows=$(run "${trn1[@]}" --sweep 1-64 --json | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["rows"]), sum("step" in r for r in d["rows"]))')
 [[ $rows == "64 6" ]] || fail "a 1-64 sweep has 64 rows, 6 that plan (1 2 4 8 16 32): $rows"
-csv=$(run llama2_7b_nxd --plan --nodes 16 --sweep 16,32 --csv)
-[[ $(head -n 1 <<<"$csv") == nodes,workers,tensor_parallel,pipeline_parallel,* ]] || fail "csv header: $csv"
-[[ $(sed -n 2p <<<"$csv") == 16,512,8,1,64,16,1024,* ]] || fail "csv row: $csv"
+csv=$(run llama2_7b_nxd --plan --nodes 16 --sweep 16,32,64 --csv)
+[[ $(head -n 1 <<<"$csv") == nodes,workers,tensor_parallel,pipeline_parallel,*,extrapolated,infeasible ]] || fail "csv header: $csv"
+[[ $(sed -n 2p <<<"$csv") == 16,512,8,1,64,16,1024,*,false, ]] || fail "csv row: $csv"
+# Past the largest published point (32 nodes) a row says it is an extrapolation.
+[[ $(sed -n 4p <<<"$csv") == 64,2048,*,true, ]] || fail "csv row beyond 32 nodes: $csv"
+text=$(run llama2_7b_nxd --plan --nodes 16 --sweep 32,64)
+[[ $(grep -c 'extrapolated$' <<<"$text") == 1 && $(grep 'extrapolated$' <<<"$text") == "    64 "* ]] ||
+  fail "only the 64-node row is extrapolated: $text"
 run "${trn1[@]}" --sweep 1,2,4 --png "$out/sweep.png" --price-on-demand 10 >/dev/null || fail "png: $(cat "$out/stderr")"
 [[ $(head -c 4 "$out/sweep.png" | od -An -c | tr -d ' ') == "211PNG" ]] || fail "no PNG in $out/sweep.png"
 grep -q '"cost_on_demand_usd"' "$out/sweep.png.json" || fail "no sweep data beside the plot"

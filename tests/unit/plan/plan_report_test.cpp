@@ -82,12 +82,15 @@ TEST(CompileInputs, IgnoreTheJobButNotTheShapes) {
   for (const auto& [key, value] : first.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"compile_command", "data_parallel", "env", "grad_accum",
                                             "launch_mode", "micro_batch", "neuron_devices", "nodes",
-                                            "pipeline_parallel", "seq_len", "tensor_parallel",
-                                            "workers_per_node"}));
+                                            "optimizer", "pipeline_parallel", "seq_len",
+                                            "tensor_parallel", "workers_per_node"}));
 
   Profile other_batch = profile;
   apply_override(other_batch, "micro_batch", "8");
   EXPECT_NE(compile_inputs(make_plan(other_batch, request)), second);
+  Profile other_optimizer = profile;  // LAMB's step is another graph
+  apply_override(other_optimizer, "optimizer", "lamb");
+  EXPECT_NE(compile_inputs(make_plan(other_optimizer, request)), second);
   EXPECT_NE(compile_inputs(make_plan(profile, plan_test::on(4, 32))), second);
 }
 

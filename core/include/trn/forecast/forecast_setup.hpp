@@ -18,6 +18,10 @@ struct ForecastSetup {
   NodeHardware hardware;
   Calibration calibration;
   std::string calibrated_from;  // which published points or which run
+  // The largest node count the calibration saw (the published points', or the measured
+  // run's): rows beyond it are extrapolations and say so.
+  std::int64_t trusted_nodes = 0;
+  std::string trusted_from;  // what set trusted_nodes, in words
 };
 
 // Prices the user gives instead of the defaults (USD per node-hour).

@@ -40,4 +40,11 @@ double training_flops_per_sequence(const ModelShape& shape, std::int64_t seq_len
 double tensor_parallel_bytes(const ModelShape& shape, std::int64_t seq_len,
                              std::int64_t micro_batch, std::int64_t pipeline_parallel);
 
+// Attention scores of one sequence over all layers and heads: layers x heads x seq_len^2.
+double attention_scores_per_sequence(const ModelShape& shape, std::int64_t seq_len);
+
+// Bytes a pipeline stage sends and receives per micro-step: its activation forward and the
+// gradient back, bf16 values of micro_batch x seq_len x hidden each way.
+double pipeline_bytes(const ModelShape& shape, std::int64_t seq_len, std::int64_t micro_batch);
+
 }  // namespace trn::forecast

@@ -26,8 +26,9 @@ struct SweepRow {
   std::int64_t grad_accum = 0;
   std::int64_t global_batch = 0;
   StepForecast step;
-  double efficiency = 0;  // seq/s per node against the sweep's smallest count that plans
-  double train_s = 0;     // the profile's steps
+  double efficiency = 0;      // seq/s per node against the sweep's smallest count that plans
+  bool extrapolated = false;  // beyond ForecastSetup::trusted_nodes
+  double train_s = 0;         // the profile's steps
   double cost_on_demand = 0;
   double cost_reserved = 0;
 };

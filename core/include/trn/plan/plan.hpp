@@ -64,6 +64,7 @@ struct Plan {
   std::int64_t steps = 0;
   std::int64_t warmup = 0;
   std::optional<std::int64_t> seq_len;
+  std::string optimizer = "adamw";  // the profile's: adamw or lamb
   std::string model;
   std::string data;
   std::int64_t seed = 0;

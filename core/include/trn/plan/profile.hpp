@@ -48,6 +48,7 @@ struct Profile {
   std::string model;  // free text for {model}: a model name or a path
   std::string data;   // the data directory, for {data}
   std::optional<std::int64_t> seq_len;
+  std::string optimizer = "adamw";  // adamw or lamb, for {optimizer} and the forecast
 
   std::int64_t micro_batch = 0;   // sequences per worker per micro-step (required)
   std::int64_t global_batch = 0;  // sequences per optimizer step over all workers (required)
