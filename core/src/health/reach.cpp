@@ -100,10 +100,17 @@ PeerResult probe_peer(const ReachPeer& peer, std::uint32_t self, std::uint16_t p
   std::string message(4 + payload_bytes, '\x5a');
   const std::uint32_t index = htonl(self);
   std::memcpy(message.data(), &index, 4);
+  // A refused connection is a peer whose task is not listening yet. The retries back off, 10 ms
+  // doubling up to 250 ms: every node probes every other at once, and N x (N - 1) probes each
+  // retrying 100 times a second would flood the network (on the local cluster, the shared
+  // CPUs) while the step's tasks start.
+  auto pause = std::chrono::milliseconds(10);
   while (remaining_ms(deadline) > 0) {
     UniqueFd fd = connect_once(address, length, deadline, result.why);
     if (!fd.valid()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));  // not listening yet
+      std::this_thread::sleep_for(
+          std::min(pause, std::chrono::milliseconds(remaining_ms(deadline))));
+      pause = std::min(pause * 2, std::chrono::milliseconds(250));
       continue;
     }
     const auto start = Clock::now();
