@@ -108,6 +108,7 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   argv.insert(argv.end(),
               {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
                "pull", "--from", request.tiers.shared->string(), "--json"});
+  const auto started = std::chrono::steady_clock::now();
   if (const int status = run_process(argv, {.extra_env = request.env}); status != 0) {
     std::cout << "trn-run: warning: cache pull failed (exit " << status
               << "); compiling what is missing\n";
@@ -128,7 +129,11 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   }
   std::cout << "trn-run: cache pull from " << request.tiers.shared->string() << ": " << entries
             << " entries, " << bytes << " bytes copied over " << nodes.size() << " nodes\n";
-  return {{"entries_copied", entries}, {"bytes_copied", bytes}, {"nodes", nodes}};
+  return {{"entries_copied", entries},
+          {"bytes_copied", bytes},
+          {"seconds",
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
+          {"nodes", nodes}};
 }
 
 std::optional<int> pull_and_compile(const CompileRequest& request, nlohmann::json& phases,

@@ -301,6 +301,11 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
                         job.cache.task_prefix.end());
     const auto step_started = std::chrono::steady_clock::now();
     const auto outcome = run_train_step(step);
+    // When each training step's srun started, for a rank's start-up and first heartbeat measured
+    // on its own clock (bench/cluster/control_plane.sh).
+    auto step_starts = phases.value("train_step_started_unix", nlohmann::json::array());
+    step_starts.push_back(outcome.started_unix);
+    phases["train_step_started_unix"] = step_starts;
     if (attempt == 0 && outcome.first_step_done_s) {
       startup_limit_s =
           2 * *outcome.first_step_done_s + static_cast<double>(job.plan.hang_timeout_s);

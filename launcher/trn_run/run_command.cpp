@@ -110,7 +110,9 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   const auto& start = context.start;
   if (start.kind == StartKind::kMpiLauncher) return start_on_every_host(args, context.layout);
   context.profile = load_run_profile(options, start.launch, context.layout);
+  const auto facts_started = std::chrono::steady_clock::now();
   context.nodes = gather_run_nodes(options, start, context.profile, context.layout);
+  context.phases["node_facts_seconds"] = seconds_since(facts_started);
   context.run = plan_run(options, start, context.profile, context.nodes);
   if (start.kind == StartKind::kCompileAgent) {
     return compile_agent(compile_task_command(context.run.plan),

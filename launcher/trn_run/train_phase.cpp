@@ -190,12 +190,14 @@ TrainOutcome run_train_step(const TrainStep& step) {
   if (!starter_fd.valid())
     throw Error("cannot create " + starter_log.string() + ": " + std::strerror(errno));
   const auto started = std::chrono::steady_clock::now();
+  TrainOutcome outcome;
+  outcome.started_unix =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   const int pid = start_process(argv, {.extra_env = step.env, .output_fd = starter_fd.get()});
   starter_fd.close();
   StarterMessages starter(starter_log);
   RankFollower follower(step.log_dir / (prefix + step.first_node + suffix), step.echo_rank);
   run::Watchdog watchdog(step.watchdog);
-  TrainOutcome outcome;
   std::optional<long> stop_after;  // a straggler to replace: stop after this step's checkpoint
   auto next_look = started;
   for (;;) {

@@ -53,6 +53,7 @@ struct TrainOutcome {
   long last_step = -1;             // the steps every rank completed, as the watchdog last saw
   std::optional<double> first_step_done_s;  // from the step's start to its first completed step
   double last_beat_unix = 0;  // the newest heartbeat of the ranks that went silent (a lost node)
+  double started_unix = 0;    // when srun was started, as Unix time (the ranks' own clocks)
 };
 
 // Runs the step with srun, one labelled log per node, streams rank 0's lines to stdout, and
