@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from trainer_testlib import PYTHON, child_env, free_port, pretrain_args, read_metrics, run_cli, torchrun
+from trainer_testlib import PYTHON, child_env, free_port, pretrain_args, read_metrics, run_cli, run_ranks
 from trn_trainer.cli import main
 
 S3RVER = os.environ.get("TRN_S3RVER", "/usr/local/lib/trn-s3rver/node_modules/.bin/s3rver")
@@ -171,7 +171,7 @@ def test_every_rank_uploads_its_shard_and_a_new_job_puts_them_together(
     first = str(tmp_path / "first")
     args = pretrain_args(corpus_dir, first, "--checkpoint-every", "2", "--checkpoint-uri", uri,
                          "--checkpoint-mode", "sync", steps=8)
-    assert torchrun(2, args, module="die_after_step", TRN_DIE_AFTER_STEP="5").returncode != 0
+    assert run_ranks(2, args, module="die_after_step", TRN_DIE_AFTER_STEP="5").returncode != 0
     _, keys = _objects("runs/shards/")
     assert keys == [f"ckpt_{s}.{x}" for s in (2, 4) for x in ("json", "pt", "shard1.pt")]
     second = str(tmp_path / "second")

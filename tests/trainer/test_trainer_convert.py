@@ -12,7 +12,7 @@ import struct
 import pytest
 import torch
 
-from trainer_testlib import read_metrics, run_cli, torchrun
+from trainer_testlib import read_metrics, run_cli, run_ranks
 from trn_trainer.weights import safetensors_file
 from trn_trainer.cli import main
 from trn_trainer.errors import CheckpointError, DataError, UsageError
@@ -147,9 +147,9 @@ def test_hugging_face_to_shards_and_back_is_exact(tmp_path):
 
 
 def pretrain_lm(data, output, *extra, steps):
-    done = torchrun(2, ["pretrain-lm", "--data", str(data), "--output", str(output), "--model", "tiny",
-                        "--tensor-parallel", "2", "--global-batch", "4", "--steps", str(steps),
-                        "--lr", "1e-2", "--warmup", "0", "--checkpoint-mode", "sync", *extra], timeout=240)
+    done = run_ranks(2, ["pretrain-lm", "--data", str(data), "--output", str(output), "--model", "tiny",
+                         "--tensor-parallel", "2", "--global-batch", "4", "--steps", str(steps),
+                         "--lr", "1e-2", "--warmup", "0", "--checkpoint-mode", "sync", *extra], timeout=240)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return [m["loss"] for m in read_metrics(output)]
 

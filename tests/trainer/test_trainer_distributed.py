@@ -6,7 +6,7 @@ import os
 import torch
 
 from checkpoint_testlib import load as load_checkpoint
-from trainer_testlib import pretrain_args, read_metrics, run_cli, torchrun
+from trainer_testlib import pretrain_args, read_metrics, run_cli, run_ranks, torchrun
 from trn_trainer.models.bert_config import model_config
 from trn_trainer.models.choice import build_model
 from trn_trainer.data.wordpiece import vocab_size_of
@@ -87,7 +87,7 @@ def test_sharded_checkpoints_resume_at_another_world_size(corpus_dir, reference_
     out, local = str(tmp_path / "run"), str(tmp_path / "node-local")
     args = pretrain_args(corpus_dir, out, "--checkpoint-every", "2", "--checkpoint-mode", "sync",
                          "--checkpoint-local-dir", local, steps=8)
-    killed = torchrun(4, args, module="die_after_step", TRN_DIE_AFTER_STEP="5")
+    killed = run_ranks(4, args, module="die_after_step", TRN_DIE_AFTER_STEP="5")
     assert killed.returncode != 0
     shards = ["ckpt_4.pt"] + [f"ckpt_4.shard{rank}.pt" for rank in (1, 2, 3)]
     for directory in (out, local):
@@ -97,7 +97,7 @@ def test_sharded_checkpoints_resume_at_another_world_size(corpus_dir, reference_
     assert manifest["world_size"] == 4 and [s["file"] for s in manifest["shards"]] == shards
     shard_bytes = [s["bytes"] for s in manifest["shards"]]
     assert max(shard_bytes) < 0.4 * sum(shard_bytes), shard_bytes  # each rank wrote about a quarter
-    resumed = torchrun(2, args)
+    resumed = run_ranks(2, args)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert f"resumed from {out}/ckpt_4.pt (step 4, 32 samples consumed), shards read from the " \
         f"node-local tier {local}" in resumed.stdout

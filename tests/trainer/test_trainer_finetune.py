@@ -13,7 +13,7 @@ import sys
 import pytest
 import torch
 
-from trainer_testlib import HELPERS, read_metrics, torchrun
+from trainer_testlib import HELPERS, read_metrics, run_ranks
 from trn_trainer.weights import safetensors_file
 from trn_trainer.models.bert_classifier import BertForSequenceClassification
 from trn_trainer.cli import main
@@ -109,7 +109,7 @@ def test_csv_and_json_lines_give_the_same_result(data, baseline, tmp_path):
 def test_two_processes_give_the_result_of_one_at_the_same_global_batch(data, baseline, tmp_path):
     _, rows = baseline
     out = tmp_path / "two"
-    done = torchrun(2, finetune_args(data, out, *TRAINING), timeout=240)
+    done = run_ranks(2, finetune_args(data, out, *TRAINING), timeout=240)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     assert "world 2, micro-batch 4 x accumulation 2 = global batch 16" in done.stdout
     two = read_metrics(out)

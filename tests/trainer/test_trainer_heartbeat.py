@@ -8,7 +8,7 @@ import socket
 import subprocess
 import time
 
-from trainer_testlib import PYTHON, child_env, pretrain_args, run_cli, torchrun
+from trainer_testlib import PYTHON, child_env, pretrain_args, run_cli, run_ranks
 
 
 def _beat(watch, rank):
@@ -18,8 +18,8 @@ def _beat(watch, rank):
 
 def test_each_rank_beats_and_says_how_it_ended(corpus_dir, tmp_path):
     watch = str(tmp_path / "watch")
-    result = torchrun(2, pretrain_args(corpus_dir, str(tmp_path / "run"), steps=4),
-                      TRN_WATCH_DIR=watch, TRN_STRAGGLER_WINDOW="2")
+    result = run_ranks(2, pretrain_args(corpus_dir, str(tmp_path / "run"), steps=4),
+                       TRN_WATCH_DIR=watch, TRN_STRAGGLER_WINDOW="2")
     assert result.returncode == 0, result.stderr[-2000:]
     for rank in (0, 1):
         beat = _beat(watch, rank)

@@ -7,7 +7,7 @@ import os
 import pytest
 import torch
 
-from trainer_testlib import torchrun
+from trainer_testlib import run_ranks
 from trn_trainer.errors import UsageError
 from trn_trainer.models.llama import LlamaForCausalLM, apply_rotary, rotary_tables
 from trn_trainer.models.llama_config import LlamaConfig, llama_config
@@ -129,7 +129,7 @@ def test_tensor_parallel_degrees_compute_the_same_loss_and_gradients(tmp_path):
     results = {}
     for tp in (1, 2, 4):
         out = str(tmp_path / f"tp{tp}.pt")
-        done = torchrun(tp, [out], module="llama_tp_step", timeout=180)
+        done = run_ranks(tp, [out], module="llama_tp_step", timeout=180)
         assert done.returncode == 0, done.stderr[-3000:]
         results[tp] = torch.load(out)
     base = results[1]

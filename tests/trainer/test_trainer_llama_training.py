@@ -10,14 +10,14 @@ import shutil
 
 import pytest
 
-from trainer_testlib import read_metrics, run_cli, torchrun
+from trainer_testlib import read_metrics, run_cli, run_ranks
 from trn_trainer.checkpoint import files, llama_legacy
 
 
 def train(nproc, data, output, *extra, steps=4):
     args = ["pretrain-lm", "--data", str(data), "--output", str(output), "--model", "tiny",
             "--global-batch", "8", "--steps", str(steps), "--lr", "1e-3", *extra]
-    done = torchrun(nproc, args, timeout=240) if nproc > 1 else run_cli(args, timeout=240)
+    done = run_ranks(nproc, args, timeout=240) if nproc > 1 else run_cli(args, timeout=240)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
     return [m["loss"] for m in read_metrics(output)]
 
@@ -79,9 +79,9 @@ def test_a_checkpoint_from_before_resharding_names_both_degrees(lm_data, tmp_pat
             llama_legacy.RUN: {"model": "tiny", "tensor_parallel": 2, "data_parallel": 1, "zero1": False}}
     os.makedirs(run)
     files.commit_manifest(str(run), files.make_manifest(3, [files.write_shard(str(run), 3, 0, head)]))
-    done = torchrun(2, ["pretrain-lm", "--data", str(lm_data), "--output", str(run), "--model", "tiny",
-                        "--global-batch", "8", "--steps", "8"], timeout=120)
-    assert done.returncode != 0  # torchrun exits 1 when its workers exit 4
+    done = run_ranks(2, ["pretrain-lm", "--data", str(lm_data), "--output", str(run), "--model", "tiny",
+                         "--global-batch", "8", "--steps", "8"], timeout=120)
+    assert done.returncode == 4, (done.stdout + done.stderr)[-2000:]  # the ranks' bad-input status
     assert "written with tensor parallel 2, this run has 1" in done.stdout + done.stderr
     assert "resume with --tensor-parallel 2" in done.stdout + done.stderr
     assert "skipping checkpoint" not in done.stdout + done.stderr  # a run that cannot use it stops
@@ -123,7 +123,7 @@ def test_graph_extraction_neither_resumes_nor_writes(lm_data, tmp_path):
 def test_bad_input_is_one_error(lm_data, tmp_path, nproc, extra, message):
     args = ["pretrain-lm", "--data", str(lm_data), "--output", str(tmp_path), "--global-batch", "8",
             "--steps", "1", *extra]
-    done = torchrun(nproc, args, timeout=120) if nproc > 1 else run_cli(args, timeout=120)
+    done = run_ranks(nproc, args, timeout=120) if nproc > 1 else run_cli(args, timeout=120)
     assert done.returncode != 0 and message in done.stdout + done.stderr
 
 

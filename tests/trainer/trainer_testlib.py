@@ -5,6 +5,8 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRAINER = os.path.join(ROOT, "trainer")
@@ -39,6 +41,8 @@ def free_port():
 
 
 def torchrun(nproc, module_args, timeout=300, module="trn_trainer", **env):
+    """The ranks started by torch's own launcher (its agent process and rendezvous): for the
+    tests that are about running under torchrun. Others use run_ranks()."""
     # A static rendezvous on a free port: two tests running at once (pytest -n) never share one
     # store, as a fixed port would make them. "-r 1 -t 1": each worker's stdout and stderr
     # come back through torchrun's.
@@ -46,6 +50,55 @@ def torchrun(nproc, module_args, timeout=300, module="trn_trainer", **env):
            "--master_addr", "127.0.0.1", "--master_port", str(free_port()),
            "--nproc_per_node", str(nproc), "-r", "1", "-t", "1", "-m", module] + list(module_args)
     return subprocess.run(cmd, env=child_env(**env), capture_output=True, text=True, timeout=timeout)
+
+
+def run_ranks(nproc, module_args, timeout=300, module="trn_trainer", **env):
+    """`nproc` ranks of `python -m MODULE ARGS` on this host with the variables torchrun gives its
+    workers (RANK, WORLD_SIZE, LOCAL_*, MASTER_*, and OMP_NUM_THREADS=1 unless set), without its
+    agent: a second process importing torch, about 3.5 s of CPU per launch. As under torchrun, a
+    rank that fails stops the others. A CompletedProcess: returncode 0 when every rank exited 0,
+    else the first failure's; stdout and stderr of the ranks in rank order."""
+    port = str(free_port())
+    procs, outputs = [], []
+    try:
+        for rank in range(nproc):
+            rank_env = child_env(**env)
+            rank_env.setdefault("OMP_NUM_THREADS", "1")
+            rank_env.update(RANK=str(rank), WORLD_SIZE=str(nproc), LOCAL_RANK=str(rank),
+                            LOCAL_WORLD_SIZE=str(nproc), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+            out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+            outputs.append((out, err))
+            procs.append(subprocess.Popen([PYTHON, "-m", module] + list(module_args), env=rank_env,
+                                          stdout=out, stderr=err, text=True))
+        deadline = time.monotonic() + timeout
+        failed = None
+        while failed is None and any(p.poll() is None for p in procs):
+            failed = next((p.returncode for p in procs if p.poll() not in (None, 0)), None)
+            if time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"{nproc} ranks of {module}", timeout)
+            time.sleep(0.05)
+        if failed is None:
+            failed = next((p.returncode for p in procs if p.returncode != 0), 0)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+    texts = []
+    for out, err in outputs:
+        out.seek(0)
+        err.seek(0)
+        texts.append((out.read(), err.read()))
+        out.close()
+        err.close()
+    return subprocess.CompletedProcess(
+        [PYTHON, "-m", module] + list(module_args), failed,
+        "".join(t[0] for t in texts), "".join(t[1] for t in texts))
 
 
 def xla_double_env(stats, **extra):
