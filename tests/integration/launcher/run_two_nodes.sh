@@ -22,6 +22,12 @@ expect_eq "$(json_field "$run/plan.json" "d['global_batch']")" \
   "$(json_field "$run/plan.json" "d['micro_batch'] * d['grad_accum'] * 2")" "global batch = micro x accum x dp"
 expect_eq "$(json_field "$run/results.json" "d['plan']['grad_accum']")" "$(json_field "$run/plan.json" "d['grad_accum']")" "results carry the plan"
 expect_eq "$(ls "$run"/logs/train_*_2.log | wc -l)" 2 "per-node training logs"
+# What each phase took (bench/cluster/control_plane.sh reads them): the node-facts step, and the
+# training step's srun start on the clock the ranks' heartbeats use, before rank 0's last beat.
+expect_eq "$(json_field "$run/results.json" "0 < d['phases']['node_facts_seconds'] < d['phases']['plan_seconds']")" True "node_facts_seconds"
+expect_eq "$(json_field "$run/results.json" "len(d['phases']['train_step_started_unix'])")" 1 "training steps started"
+started=$(json_field "$run/results.json" "d['phases']['train_step_started_unix'][0]")
+expect_eq "$(json_field "$run/watch/attempt-0/rank0.beat" "$started < d['since'] < $started + 300")" True "the step's start against rank 0's last heartbeat"
 grep -q "step .*/" "$scratch/trn-run-$job.out" || fail "rank 0's progress lines are not in the job output"
 # The plan names the launcher and why (docs/launchers.md).
 grep -qx "launcher          slurm (SLURM_JOB_ID is set)" "$scratch/trn-run-$job.out" ||
