@@ -71,24 +71,20 @@ def recovery_phases(out, n):
 
 
 def fit(xs, ys):
-    """Least squares y = a + b x: (a, b, residual sum of squares)."""
+    """Least squares y = a + b x: (a, b)."""
     n = len(xs)
     mx, my = sum(xs) / n, sum(ys) / n
     sxx = sum((x - mx) ** 2 for x in xs)
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
     a = my - b * mx
-    return a, b, sum((y - a - b * x) ** 2 for x, y in zip(xs, ys))
+    return a, b
 
 
 def model(counts, values, at=1000):
     counts, values = zip(*[(n, v) for n, v in zip(counts, values) if not math.isnan(v)])
     lin = fit(counts, values)
     log = fit([math.log2(n) for n in counts], values)
-    at_lin = lin[0] + lin[1] * at
-    at_log = log[0] + log[1] * math.log2(at)
-    best = "N" if lin[2] < log[2] else "log2 N"
-    return {"linear": (lin[0], lin[1], at_lin), "log": (log[0], log[1], at_log), "best": best,
-            "at": at_lin if best == "N" else at_log, "other": at_log if best == "N" else at_lin}
+    return {"linear": lin[0] + lin[1] * at, "log": log[0] + log[1] * math.log2(at)}
 
 
 def main():
@@ -111,7 +107,7 @@ def main():
             measured = [v for v in values if not math.isnan(v)]
             growth = measured[-1] / measured[0] if measured[0] > 0 else float("nan")
             lines.append(f"| {label} | " + " | ".join("n/a" if math.isnan(v) else f"{v:.2f}" for v in values)
-                         + f" | {growth:.1f}x | {m['log'][2]:.2f} | {m['linear'][2]:.2f} |")
+                         + f" | {growth:.1f}x | {m['log']:.2f} | {m['linear']:.2f} |")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "control_plane.md"), "w") as f:
         f.write(text)

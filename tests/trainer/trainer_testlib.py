@@ -40,6 +40,12 @@ def free_port():
         return s.getsockname()[1]
 
 
+def rank_variables(rank, world, port):
+    """What torchrun and spank_trn's per-core tasks both give a rank on one host."""
+    return dict(RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
+                LOCAL_WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+
+
 def torchrun(nproc, module_args, timeout=300, module="trn_trainer", **env):
     """The ranks started by torch's own launcher (its agent process and rendezvous): for the
     tests that are about running under torchrun. Others use run_ranks()."""
@@ -64,8 +70,7 @@ def run_ranks(nproc, module_args, timeout=300, module="trn_trainer", **env):
         for rank in range(nproc):
             rank_env = child_env(**env)
             rank_env.setdefault("OMP_NUM_THREADS", "1")
-            rank_env.update(RANK=str(rank), WORLD_SIZE=str(nproc), LOCAL_RANK=str(rank),
-                            LOCAL_WORLD_SIZE=str(nproc), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+            rank_env.update(rank_variables(rank, nproc, port))
             out, err = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
             outputs.append((out, err))
             procs.append(subprocess.Popen([PYTHON, "-m", module] + list(module_args), env=rank_env,
@@ -131,8 +136,7 @@ def start_per_core(world, args, env_of):
     port = str(free_port())
     procs = []
     for rank in range(world):
-        env = env_of(rank, RANK=str(rank), WORLD_SIZE=str(world), LOCAL_RANK=str(rank),
-                     LOCAL_WORLD_SIZE=str(world), MASTER_ADDR="127.0.0.1", MASTER_PORT=port)
+        env = env_of(rank, **rank_variables(rank, world, port))
         procs.append(subprocess.Popen([PYTHON, "-m", "trn_trainer"] + list(args), env=env,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     return [(p, *p.communicate(timeout=300)) for p in procs]

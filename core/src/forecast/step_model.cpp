@@ -1,6 +1,7 @@
 #include "trn/forecast/step_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -104,10 +105,26 @@ double optimizer_seconds(const StepShape& s, const NodeHardware& hw, const Calib
 
 }  // namespace
 
+namespace {
+
+struct PricedOptimizer {
+  std::string_view name;
+  double bytes_per_parameter;
+};
+constexpr std::array kOptimizers{PricedOptimizer{"adamw", 32}, PricedOptimizer{"lamb", 48}};
+
+}  // namespace
+
 double optimizer_bytes_per_parameter(std::string_view optimizer) {
-  if (optimizer == "adamw") return 32;
-  if (optimizer == "lamb") return 48;
+  for (const auto& known : kOptimizers) {
+    if (known.name == optimizer) return known.bytes_per_parameter;
+  }
   throw Error("no optimizer model for " + std::string(optimizer) + ": adamw or lamb");
+}
+
+bool priced_optimizer(std::string_view optimizer) {
+  return std::any_of(kOptimizers.begin(), kOptimizers.end(),
+                     [&](const PricedOptimizer& known) { return known.name == optimizer; });
 }
 
 double node_growth(std::int64_t nodes) {

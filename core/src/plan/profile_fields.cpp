@@ -8,6 +8,7 @@
 #include "profile_choices.hpp"
 #include "trn/common/error.hpp"
 #include "trn/forecast/model_shape.hpp"
+#include "trn/forecast/step_model.hpp"
 #include "trn/pcluster/node_features.hpp"
 #include "trn/plan/command_template.hpp"
 
@@ -135,7 +136,7 @@ bool set_snapshot_every(Profile& profile, std::string_view text, std::string&) {
 
 // The trainer's --optimizer choices, each of which the forecast prices.
 bool set_optimizer(Profile& profile, std::string_view text, std::string&) {
-  if (text != "adamw" && text != "lamb") return false;
+  if (!forecast::priced_optimizer(text)) return false;
   profile.optimizer = std::string(text);
   return true;
 }

@@ -19,11 +19,16 @@ NodeHardware hardware() {
   return hw;
 }
 
-StepShape shape(std::int64_t nodes, std::int64_t accumulation) {
+// 4 workers a node, micro-batch 2; the data-parallel degree and the global batch follow from
+// the parallel degrees.
+StepShape shape(std::int64_t nodes, std::int64_t accumulation, std::int64_t tp = 1,
+                std::int64_t pp = 1) {
   StepShape s;
   s.nodes = nodes;
   s.workers_per_node = 4;
-  s.data_parallel = nodes * 4;
+  s.tensor_parallel = tp;
+  s.pipeline_parallel = pp;
+  s.data_parallel = nodes * 4 / (tp * pp);
   s.micro_batch = 2;
   s.grad_accum = accumulation;
   s.global_batch = 2 * accumulation * s.data_parallel;
@@ -80,16 +85,11 @@ TEST(StepModel, PipelineSendsCrossNeuronLinkInANodeAndEfaBetweenNodes) {
   c.mfu = 0.5;
   NodeHardware hw = hardware();
   hw.workers_per_device = 2;
-  StepShape s = shape(2, 4);
-  s.tensor_parallel = 2;
-  s.pipeline_parallel = 2;
-  s.data_parallel = 2;
-  s.global_batch = 16;  // micro-batch 2 x accumulation 4 x dp 2
+  StepShape s = shape(2, 4, 2, 2);
   s.pipeline_bytes = 4e6;
   EXPECT_DOUBLE_EQ(forecast_step(s, hw, c).pipeline_s, 4e6 / (1e9 / 2));  // 4 workers: one node
-  s.tensor_parallel = 4;  // 8 workers a pipeline: across the two nodes
-  s.data_parallel = 1;
-  s.global_batch = 8;  // micro-batch 2 x accumulation 4
+  s = shape(2, 4, 4, 2);  // 8 workers a pipeline: across the two nodes
+  s.pipeline_bytes = 4e6;
   const StepForecast f = forecast_step(s, hw, c);
   EXPECT_DOUBLE_EQ(f.pipeline_s, 4e6 / (1e8 / 4));
   EXPECT_DOUBLE_EQ(f.micro_step_s, 2 * 1e11 / 8 / (1e12 * 0.5) + f.pipeline_s);
@@ -102,6 +102,8 @@ TEST(StepModel, LambMovesMoreBytesPerParameterThanAdamW) {
   EXPECT_EQ(optimizer_bytes_per_parameter("adamw"), 32);
   EXPECT_EQ(optimizer_bytes_per_parameter("lamb"), 48);
   EXPECT_THROW(optimizer_bytes_per_parameter("sgd"), Error);
+  EXPECT_TRUE(priced_optimizer("adamw") && priced_optimizer("lamb"));
+  EXPECT_FALSE(priced_optimizer("sgd"));
   Calibration c;
   c.mfu = 0.5;
   StepShape s = shape(1, 1);
@@ -123,11 +125,7 @@ TEST(StepModel, OneNodeHasNoCrossNodeTerms) {
 TEST(StepModel, TensorParallelSplitsTheWorkAndPipelineAddsFillAndDrain) {
   Calibration c;
   c.mfu = 0.5;
-  StepShape s = shape(2, 4);
-  s.tensor_parallel = 2;
-  s.pipeline_parallel = 2;
-  s.data_parallel = 2;
-  s.global_batch = 16;  // micro-batch 2 x accumulation 4 x dp 2
+  const StepShape s = shape(2, 4, 2, 2);
   const StepForecast f = forecast_step(s, hardware(), c);
   EXPECT_DOUBLE_EQ(f.micro_step_s, 2 * 1e11 / 4 / (1e12 * 0.5));
   EXPECT_DOUBLE_EQ(f.compute_s, (4 + 1) * f.micro_step_s);
@@ -138,17 +136,13 @@ TEST(StepModel, TensorParallelActivationsAreAllReducedOverTheSharedNeuronLink) {
   c.mfu = 0.5;
   NodeHardware hw = hardware();
   hw.workers_per_device = 2;
-  StepShape s = shape(1, 4);
-  s.tensor_parallel = 4;
-  s.data_parallel = 1;
-  s.global_batch = 8;  // micro-batch 2 x accumulation 4
+  StepShape s = shape(1, 4, 4);
   s.tensor_parallel_bytes = 3e6;
   const StepForecast f = forecast_step(s, hw, c);
   EXPECT_DOUBLE_EQ(f.tensor_parallel_s, 2.0 * 3 / 4 * 3e6 / (1e9 / 2));
   EXPECT_DOUBLE_EQ(f.micro_step_s, 2 * 1e11 / 4 / (1e12 * 0.5) + f.tensor_parallel_s);
-  s.tensor_parallel = 1;
-  s.data_parallel = 4;
-  s.global_batch = 32;                                      // micro-batch 2 x accumulation 4 x dp 4
+  s = shape(1, 4);
+  s.tensor_parallel_bytes = 3e6;
   EXPECT_EQ(forecast_step(s, hw, c).tensor_parallel_s, 0);  // no group, no all-reduce
 }
 

@@ -51,6 +51,7 @@ TEST(Override, ErrorsNameTheKeyAndValue) {
            {"zzz=4", "--set zzz=4: unknown key 'zzz'; keys: description, command,"},
            {"requeue=sometimes",
             "--set requeue=sometimes: requeue must be node-failure, always or never"},
+           {"optimizer=sgd", "--set optimizer=sgd: optimizer must be adamw or lamb"},
            {"command=python3 {nope}",
             "--set command=python3 {nope}: command: unknown placeholder {nope}"},
            {"command=", "--set command=: command is empty"},

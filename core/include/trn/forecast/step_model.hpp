@@ -39,6 +39,8 @@ struct StepShape {
 // rounded up to 32 for the gradient's read by the step); LAMB adds the update's write and two
 // reads for its per-layer trust ratio (+16). Throws trn::Error for another name.
 double optimizer_bytes_per_parameter(std::string_view optimizer);
+// Whether the forecast prices `optimizer` (the profile key accepts these names).
+bool priced_optimizer(std::string_view optimizer);
 
 // How the fitted per-node terms grow with the node count: log2(nodes), the depth of a tree and
 // the number of doublings a synchronisation spans (0 on one node).
