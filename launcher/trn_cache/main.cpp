@@ -5,6 +5,8 @@
 //                         [--dry-run] [--json]
 //   trn-cache pull        --from SHARED [--to LOCAL] [--compiler-version V] [--jobs N] [--json]
 //   trn-cache push        [--from LOCAL] --to SHARED [--compiler-version V] [--jobs N] [--json]
+//   trn-cache spread      --from SHARED [--to LOCAL] [--fanout K] [--compiler-version V]
+//                         [--jobs N] [--json]   (one task per node of a Slurm step)
 // Exit status: 0 done, 2 usage or cache error (one line on stderr, "trn-cache: ...").
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -19,12 +21,14 @@
 #include <vector>
 
 #include "common/exit_codes.hpp"
+#include "common/slurm_hostnames.hpp"
 #include "common/version.hpp"
 #include "trn/cache/clear_locks.hpp"
 #include "trn/cache/compiler_flags.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/prune.hpp"
 #include "trn/cache/scan.hpp"
+#include "trn/cache/spread.hpp"
 #include "trn/cache/summary.hpp"
 #include "trn/cache/transfer.hpp"
 #include "trn/cache/units.hpp"
@@ -32,6 +36,7 @@
 #include "trn/common/env_value.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/whole_number.hpp"
+#include "trn/taskenv/rendezvous_ports.hpp"
 
 namespace po = boost::program_options;
 namespace cache = trn::cache;
@@ -64,6 +69,12 @@ const char* const usage_text =
     "               --from SHARED [--to LOCAL] [--compiler-version V] [--jobs N] [--json]\n"
     "  push         copy complete local entries to a shared cache (never overwriting one)\n"
     "               [--from LOCAL] --to SHARED [--compiler-version V] [--jobs N] [--json]\n"
+    "  spread       pull on every node of a Slurm step, the shared cache read once: node 0\n"
+    "               reads it and the nodes forward it down a tree of --fanout children each\n"
+    "               (default 2); a node cut off reads the shared cache itself\n"
+    "               (srun --ntasks-per-node=1 trn-cache spread --from SHARED ...)\n"
+    "               --from SHARED [--to LOCAL] [--fanout K] [--compiler-version V] [--jobs N]\n"
+    "               [--json]\n"
     "\n"
     "The local cache (default for --root, pull's --to, push's --from) is the compiler's:\n"
     "--cache_dir in NEURON_CC_FLAGS, else NEURON_COMPILE_CACHE_URL, else\n"
@@ -213,8 +224,54 @@ int run_prune(const po::variables_map& options) {
   return kSuccess;
 }
 
+std::string required_step_variable(const char* name) {
+  const auto value = trn::env_value(name);
+  if (!value || value->empty()) {
+    throw UsageError{std::string("spread runs in a Slurm step, one task per node (no ") + name +
+                     "): srun --ntasks-per-node=1 trn-cache spread --from SHARED"};
+  }
+  return *value;
+}
+
+std::uint32_t step_number(const char* name) {
+  return static_cast<std::uint32_t>(
+      trn::parse_whole_number_in(required_step_variable(name), name, 0, 4294967295LL));
+}
+
+// The spread of `from` into `to` on this node of the step: its nodes in node-id order, as Slurm
+// expands its own hostlist, and the step's rendezvous port.
+cache::SpreadReport spread_in_step(const std::filesystem::path& from,
+                                   const std::filesystem::path& to,
+                                   const cache::TransferOptions& transfer,
+                                   const po::variables_map& options) {
+  cache::SpreadOptions spread;
+  spread.hosts = trn::launcher::slurm_hostnames(required_step_variable("SLURM_STEP_NODELIST"),
+                                                std::chrono::seconds(10));
+  const auto tasks = step_number("SLURM_STEP_NUM_TASKS");
+  if (tasks != spread.hosts.size()) {
+    throw UsageError{"spread needs one task per node (" + std::to_string(tasks) + " tasks on " +
+                     std::to_string(spread.hosts.size()) +
+                     " nodes): srun --ntasks-per-node=1 trn-cache spread"};
+  }
+  spread.self = step_number("SLURM_NODEID");
+  if (spread.self >= spread.hosts.size()) {
+    throw UsageError{"SLURM_NODEID is beyond the step's node list"};
+  }
+  spread.port =
+      trn::taskenv::rendezvous_ports(step_number("SLURM_JOB_ID"), step_number("SLURM_STEP_ID"))
+          .master_port;
+  spread.fanout = options.count("fanout") != 0U
+                      ? static_cast<std::size_t>(trn::parse_whole_number_in(
+                            options["fanout"].as<std::string>(), "--fanout", 1, 64))
+                      : 2;
+  spread.shared_root = from;
+  spread.local_root = to;
+  spread.transfer = transfer;
+  return cache::spread(spread);
+}
+
 int run_transfer(const std::string& command, const po::variables_map& options) {
-  const bool pulling = command == "pull";
+  const bool pulling = command != "push";
   if (options.count(pulling ? "from" : "to") == 0U) {
     throw UsageError{command + " needs " + (pulling ? "--from SHARED" : "--to SHARED")};
   }
@@ -250,10 +307,14 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
                             options["jobs"].as<std::string>(), "--jobs", 1, 256))
                       : cache::default_transfer_jobs();
   const auto start = std::chrono::steady_clock::now();
-  const auto report = pulling ? cache::pull(from, to, transfer) : cache::push(from, to, transfer);
+  std::optional<cache::SpreadReport> spread;
+  if (command == "spread") spread = spread_in_step(from, to, transfer, options);
+  const auto report = spread    ? spread->local
+                      : pulling ? cache::pull(from, to, transfer)
+                                : cache::push(from, to, transfer);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   if (options.count("json") != 0U) {
-    auto json = cache::to_json(report);
+    auto json = spread ? cache::to_json(*spread) : cache::to_json(report);
     json["from"] = from.string();
     json["to"] = to.string();
     json["seconds"] = took.count();
@@ -275,6 +336,14 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
   }
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.3f", took.count());
+  if (spread) {
+    std::cout << "trn-cache: spread: " << spread->shared_tier_bytes
+              << " bytes read from the shared tier, " << spread->received_bytes << " received from "
+              << spread->parent.value_or("no parent") << ", forwarded to "
+              << spread->children.size() << " node(s)"
+              << (spread->fallback ? "; read the shared tier itself: " + *spread->fallback : "")
+              << '\n';
+  }
   std::cout << "trn-cache: " << (pulling ? "pulled " : "pushed ") << entries_text(report.copied)
             << " (" << cache::format_bytes(report.copied_bytes) << ") from " << from.string()
             << " to " << to.string() << "; skipped " << report.skipped() << " (present "
@@ -287,11 +356,14 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
 po::options_description options_for(const std::string& command) {
   po::options_description options("options");
   options.add_options()("help,h", "show this help");
-  if (command == "pull" || command == "push") {
+  if (command == "pull" || command == "push" || command == "spread") {
     options.add_options()("from", po::value<std::string>(), "source cache root")(
         "to", po::value<std::string>(), "destination cache root")(
         "compiler-version", po::value<std::string>(), "only neuronxcc-<V>")(
         "jobs", po::value<std::string>(), "entries copied at once")("json", "JSON report");
+    if (command == "spread") {
+      options.add_options()("fanout", po::value<std::string>(), "children per node");
+    }
     return options;
   }
   options.add_options()("root", po::value<std::string>(), "cache root");
@@ -308,13 +380,14 @@ po::options_description options_for(const std::string& command) {
                                                                                    "JSON report");
   } else {
     throw UsageError{"unknown command '" + command +
-                     "'; use status, clear-locks, prune, pull or push"};
+                     "'; use status, clear-locks, prune, pull, push or spread"};
   }
   return options;
 }
 
 int run(int argc, char** argv) {
-  if (argc < 2) throw UsageError{"no command given; use status, clear-locks, prune, pull or push"};
+  if (argc < 2)
+    throw UsageError{"no command given; use status, clear-locks, prune, pull, push or spread"};
   const std::string command = argv[1];
   if (command == "-h" || command == "--help") {
     std::cout << usage_text;

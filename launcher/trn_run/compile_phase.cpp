@@ -103,11 +103,15 @@ nlohmann::json pull_cache(const CompileRequest& request) {
     return {{"skipped", "shared tier missing"}};
   }
   // One report per node, in a file of its own: trn-cache prints a multi-line JSON document.
+  // Several nodes spread the shared tier down a tree (node 0 reads it once), so N nodes do not
+  // read it N times (docs/hardware.md#cache-spread); a starter given in place of srun (trn-run
+  // starting its own node's workers) runs one node's plain pull.
   const auto log_dir = request.plan->run_dir / "logs";
   auto argv = one_task_per_node(request);
+  const bool spread = request.spread_tree && request.starter.empty() && request.plan->nodes > 1;
   argv.insert(argv.end(),
               {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
-               "pull", "--from", request.tiers.shared->string(), "--json"});
+               spread ? "spread" : "pull", "--from", request.tiers.shared->string(), "--json"});
   const auto started = std::chrono::steady_clock::now();
   if (const int status = run_process(argv, {.extra_env = request.env}); status != 0) {
     std::cout << "trn-run: warning: cache pull failed (exit " << status
@@ -117,6 +121,7 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   nlohmann::json nodes = nlohmann::json::array();
   std::uintmax_t entries = 0;
   std::uintmax_t bytes = 0;
+  std::uintmax_t shared_tier_bytes = 0;
   for (const auto& file : std::filesystem::directory_iterator(log_dir)) {
     const auto name = file.path().filename().string();
     if (!name.starts_with("pull_") || !name.ends_with(".json")) continue;
@@ -125,12 +130,19 @@ nlohmann::json pull_cache(const CompileRequest& request) {
     if (report.is_discarded() || !report.contains("copied")) continue;
     entries += report["copied"].value("entries", std::uintmax_t{0});
     bytes += report["copied"].value("bytes", std::uintmax_t{0});
+    shared_tier_bytes += report.contains("spread")
+                             ? report["spread"].value("shared_tier_bytes", std::uintmax_t{0})
+                             : report["copied"].value("bytes", std::uintmax_t{0});
     nodes.push_back(report);
   }
   std::cout << "trn-run: cache pull from " << request.tiers.shared->string() << ": " << entries
-            << " entries, " << bytes << " bytes copied over " << nodes.size() << " nodes\n";
+            << " entries, " << bytes << " bytes copied over " << nodes.size() << " nodes ("
+            << shared_tier_bytes << " bytes read from the shared tier"
+            << (spread ? ", spread node to node" : "") << ")\n";
   return {{"entries_copied", entries},
           {"bytes_copied", bytes},
+          {"shared_tier_bytes", shared_tier_bytes},
+          {"spread", spread},
           {"seconds",
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
           {"nodes", nodes}};

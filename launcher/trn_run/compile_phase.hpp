@@ -36,6 +36,9 @@ struct CompileRequest {
   // What each srun task of the compile and training steps runs its command behind where
   // spank_trn does not set the tasks up (trn-launcher slurm-task ... --); empty: nothing.
   std::vector<std::string> task_prefix;
+  // The shared tier spread down a tree of the nodes (trn-cache spread) rather than pulled by
+  // every node: on the job's first pull, where every node may lack the graphs.
+  bool spread_tree = true;
 };
 
 // The start of a command that runs one task on each of the plan's nodes: srun (with --overlap

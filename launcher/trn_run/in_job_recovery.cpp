@@ -180,6 +180,9 @@ nlohmann::json move_to_nodes(TrainingJob& job, const run::NodeSwap& swap,
   pull.plan = &job.plan;
   pull.env = step_environment(job.plan, *job.layout);
   pull.overlap = true;
+  // Only the spares lack the graphs: each node's own pull reads what it lacks, where a spread
+  // would send the whole tier through every node again.
+  pull.spread_tree = false;
   return pull_cache(pull);
 }
 

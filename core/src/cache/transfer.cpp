@@ -24,7 +24,9 @@ namespace trn::cache {
 
 namespace {
 
-enum class Direction { kPull, kPush };
+// kMoveIn: a pull whose source is private to the caller and on the destination's file system
+// (a spread's inbox), so entries are renamed into place instead of copied.
+enum class Direction { kPull, kPush, kMoveIn };
 
 const char* const cache_fix = "check free space and permissions of the destination cache";
 
@@ -168,7 +170,13 @@ void transfer_entry(const detail::OpenDirectory& source_dir, const detail::OpenD
     replace = existing.has_value();
   }
   std::uintmax_t bytes = 0;
-  const auto staged = stage_copy(*source, target_version_dir, &bytes);
+  std::optional<std::filesystem::path> staged;
+  if (direction == Direction::kMoveIn) {
+    staged = source->path;  // private to the caller: it becomes the entry
+    bytes = source->bytes;
+  } else {
+    staged = stage_copy(*source, target_version_dir, &bytes);
+  }
   if (!staged) {
     report.vanished++;
     return;
@@ -309,6 +317,11 @@ TransferReport& TransferReport::operator+=(const TransferReport& other) {
 TransferReport pull(const std::filesystem::path& shared_root,
                     const std::filesystem::path& local_root, const TransferOptions& options) {
   return transfer(shared_root, local_root, Direction::kPull, options);
+}
+
+TransferReport move_in(const std::filesystem::path& private_root,
+                       const std::filesystem::path& local_root, const TransferOptions& options) {
+  return transfer(private_root, local_root, Direction::kMoveIn, options);
 }
 
 TransferReport push(const std::filesystem::path& local_root,

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "trn/common/deadline.hpp"
+#include "trn/common/tcp.hpp"
 #include "trn/common/unique_fd.hpp"
 
 namespace trn::health {
@@ -31,50 +32,6 @@ int remaining_ms(Clock::time_point deadline) {
   return static_cast<int>(time_left(deadline).count());  // poll(2)'s unit
 }
 
-// Moves `size` bytes in the direction `send_side`, never past the deadline.
-bool transfer(int fd, char* data, std::size_t size, bool send_side, Clock::time_point deadline) {
-  std::size_t done = 0;
-  while (done < size) {
-    pollfd p{fd, static_cast<short>(send_side ? POLLOUT : POLLIN), 0};
-    const int ready = ::poll(&p, 1, remaining_ms(deadline));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return false;
-    const ssize_t n = send_side ? ::send(fd, data + done, size - done, MSG_NOSIGNAL)
-                                : ::recv(fd, data + done, size - done, 0);
-    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-UniqueFd connect_once(const sockaddr_storage& address, socklen_t length, Clock::time_point deadline,
-                      std::string& why) {
-  UniqueFd fd(::socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) {
-    why = std::strerror(errno);
-    return UniqueFd();
-  }
-  if (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&address), length) != 0 &&
-      errno != EINPROGRESS) {
-    why = std::strerror(errno);
-    return UniqueFd();
-  }
-  pollfd p{fd.get(), POLLOUT, 0};
-  if (::poll(&p, 1, std::min(remaining_ms(deadline), 1000)) <= 0) {
-    why = "no answer";
-    return UniqueFd();
-  }
-  int error = 0;
-  socklen_t size = sizeof error;
-  ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &size);
-  if (error != 0) {
-    why = std::strerror(error);
-    return UniqueFd();
-  }
-  return fd;
-}
-
 struct PeerResult {
   bool reached = false;
   double round_trip_s = 0;
@@ -84,19 +41,8 @@ struct PeerResult {
 PeerResult probe_peer(const ReachPeer& peer, std::uint32_t self, std::uint16_t port,
                       std::size_t payload_bytes, Clock::time_point deadline) {
   PeerResult result;
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  const int rc = ::getaddrinfo(peer.host.c_str(), std::to_string(port).c_str(), &hints, &found);
-  if (rc != 0 || found == nullptr) {
-    result.why = std::string("cannot resolve ") + peer.host + ": " + ::gai_strerror(rc);
-    return result;
-  }
-  sockaddr_storage address{};
-  const socklen_t length = found->ai_addrlen;
-  std::memcpy(&address, found->ai_addr, found->ai_addrlen);
-  ::freeaddrinfo(found);
+  const auto endpoint = tcp::resolve(peer.host, port, result.why);
+  if (!endpoint) return result;
   std::string message(4 + payload_bytes, '\x5a');
   const std::uint32_t index = htonl(self);
   std::memcpy(message.data(), &index, 4);
@@ -106,7 +52,7 @@ PeerResult probe_peer(const ReachPeer& peer, std::uint32_t self, std::uint16_t p
   // CPUs) while the step's tasks start.
   auto pause = std::chrono::milliseconds(10);
   while (remaining_ms(deadline) > 0) {
-    UniqueFd fd = connect_once(address, length, deadline, result.why);
+    UniqueFd fd = tcp::connect_once(*endpoint, deadline, result.why);
     if (!fd.valid()) {
       std::this_thread::sleep_for(
           std::min(pause, std::chrono::milliseconds(remaining_ms(deadline))));
@@ -115,8 +61,8 @@ PeerResult probe_peer(const ReachPeer& peer, std::uint32_t self, std::uint16_t p
     }
     const auto start = Clock::now();
     std::string echo(payload_bytes, '\0');
-    if (transfer(fd.get(), message.data(), message.size(), true, deadline) &&
-        transfer(fd.get(), echo.data(), echo.size(), false, deadline) &&
+    if (tcp::send_all(fd.get(), message.data(), message.size(), deadline) &&
+        tcp::receive_all(fd.get(), echo.data(), echo.size(), deadline) &&
         echo == message.substr(4)) {
       result.reached = true;
       result.round_trip_s = std::chrono::duration<double>(Clock::now() - start).count();
@@ -142,35 +88,15 @@ void serve(int listener, std::size_t peers, std::size_t payload_bytes, Clock::ti
     sessions.emplace_back([&, client] {
       UniqueFd fd(client);
       std::string message(4 + payload_bytes, '\0');
-      if (!transfer(fd.get(), message.data(), message.size(), false, deadline)) return;
+      if (!tcp::receive_all(fd.get(), message.data(), message.size(), deadline)) return;
       std::uint32_t index = 0;
       std::memcpy(&index, message.data(), 4);
-      if (!transfer(fd.get(), message.data() + 4, payload_bytes, true, deadline)) return;
+      if (!tcp::send_all(fd.get(), message.data() + 4, payload_bytes, deadline)) return;
       std::lock_guard lock(mutex);
       if (heard.insert(ntohl(index)).second) ++done;
     });
   }
   for (auto& session : sessions) session.join();
-}
-
-UniqueFd listen_on(const std::string& host, std::uint16_t port, std::string& why) {
-  UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  const int on = 1;
-  ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(port);
-  address.sin_addr.s_addr = htonl(INADDR_ANY);
-  if (!host.empty() && ::inet_pton(AF_INET, host.c_str(), &address.sin_addr) != 1) {
-    why = "cannot listen on " + host + ": not an IPv4 address";
-    return UniqueFd();
-  }
-  if (!fd.valid() || ::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(fd.get(), 128) != 0) {
-    why = "cannot listen on port " + std::to_string(port) + ": " + std::strerror(errno);
-    return UniqueFd();
-  }
-  return fd;
 }
 
 }  // namespace
@@ -187,8 +113,8 @@ ReachOutcome check_reach(const ReachOptions& options) {
   }
   std::string why;
   UniqueFd listener =
-      listen_on(options.listen_on_own_host ? options.peers[options.self].host : std::string(),
-                options.port, why);
+      tcp::listen_on(options.listen_on_own_host ? options.peers[options.self].host : std::string(),
+                     options.port, why);
   if (!listener.valid()) {
     outcome.result.status = CheckStatus::kWarning;  // could not run: never a reason to drain
     outcome.result.evidence = why;

@@ -3,7 +3,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +15,7 @@
 #include <string>
 
 #include "temp_dir.hpp"
+#include "trn/cache/cache_stream.hpp"
 
 // Tiny compile-cache trees in the real layout (docs/hardware.md#compile-cache), for the cache
 // tests.
@@ -20,6 +24,21 @@ namespace trn::cache::test {
 using trn::test::TempDir;
 
 inline constexpr const char* version = "2.14.213.0+013d129b";
+
+// This machine's host name, as trn-cache's temporary folders record it.
+inline std::string this_host() {
+  std::array<char, 256> name{};
+  ::gethostname(name.data(), name.size() - 1);
+  return name.data();
+}
+
+// A process id that is surely not running: a child that has exited and been reaped.
+inline long dead_pid() {
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  return child;
+}
 
 inline void write_file(const std::filesystem::path& path, const std::string& content) {
   std::filesystem::create_directories(path.parent_path());
@@ -72,5 +91,12 @@ inline void age_files(const std::filesystem::path& dir, std::chrono::seconds age
   }
   ::utimensat(AT_FDCWD, dir.c_str(), times, AT_SYMLINK_NOFOLLOW);
 }
+
+// Keeps what a cache stream writes (trn/cache/cache_stream.hpp).
+class StringSink : public ByteSink {
+ public:
+  void write(const char* data, std::size_t size) override { bytes.append(data, size); }
+  std::string bytes;
+};
 
 }  // namespace trn::cache::test

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,11 +23,8 @@ using test::make_entry;
 using test::read_file;
 using test::TempDir;
 
-std::string this_host() {
-  std::array<char, 256> name{};
-  ::gethostname(name.data(), name.size() - 1);
-  return name.data();
-}
+using test::dead_pid;
+using test::this_host;
 
 std::filesystem::path version_dir(const std::filesystem::path& root) {
   return root / ("neuronxcc-" + std::string(test::version));
@@ -39,14 +37,6 @@ std::vector<std::string> names_in(const std::filesystem::path& dir) {
   }
   std::sort(names.begin(), names.end());
   return names;
-}
-
-// A process id that is surely not running: a child that has exited and been reaped.
-long dead_pid() {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  ::waitpid(child, nullptr, 0);
-  return child;
 }
 
 struct Tiers {
@@ -76,6 +66,29 @@ TEST(Pull, CopiesOnlyCompleteEntries) {
               ::testing::ElementsAre("compile_flags.json", "model.done", "model.hlo_module.pb",
                                      "model.neff"));
   for (const auto& e : scan(t.local())) EXPECT_EQ(e.state, EntryState::kDone) << e.path;
+}
+
+// A spread's inbox is moved in: its complete entries are renamed into place (the same inode),
+// an entry the local tier already holds stays in the inbox, untouched.
+TEST(MoveIn, RenamesEntriesIntoPlaceInsteadOfCopying) {
+  TempDir local;
+  const auto inbox = local.path() / ".inbox";
+  const auto moved = make_done(inbox, "MODULE_1+aa");
+  make_done(inbox, "MODULE_2+aa");
+  make_done(local.path(), "MODULE_2+aa");
+  make_entry(inbox, "MODULE_3+aa", {"model.hlo_module.pb"});  // cut off: not complete
+  struct stat before {};
+  ASSERT_EQ(::stat((moved / "model.neff").c_str(), &before), 0);
+  const auto report = move_in(inbox, local.path());
+  EXPECT_EQ(report.copied, 1u);
+  EXPECT_EQ(report.present, 1u);
+  EXPECT_EQ(report.not_complete, 1u);
+  struct stat after {};
+  ASSERT_EQ(::stat((entry_path(local.path(), "MODULE_1+aa") / "model.neff").c_str(), &after), 0);
+  EXPECT_EQ(after.st_ino, before.st_ino);
+  EXPECT_FALSE(std::filesystem::exists(moved));
+  EXPECT_TRUE(std::filesystem::exists(entry_path(inbox, "MODULE_2+aa")));
+  EXPECT_FALSE(std::filesystem::exists(entry_path(local.path(), "MODULE_3+aa")));
 }
 
 TEST(Pull, KeepsPermissionBits) {

@@ -6,13 +6,12 @@
 
 #include <thread>
 
+#include "test_port.hpp"
+
 namespace trn::health {
 namespace {
 
-// A port per test process, so parallel test runs do not collide.
-std::uint16_t test_port(unsigned offset) {
-  return static_cast<std::uint16_t>(20000 + (::getpid() * 7 + offset) % 9000);
-}
+using trn::test::test_port;
 
 // Runs nodes `running` of `peers` (real TCP on 127.0.0.x), each in its own thread.
 std::vector<ReachOutcome> run_nodes(const std::vector<ReachPeer>& peers,

@@ -62,6 +62,12 @@ struct TransferReport {
 TransferReport pull(const std::filesystem::path& shared_root,
                     const std::filesystem::path& local_root, const TransferOptions& options = {});
 
+// A pull from a folder private to the caller on the local root's file system (a spread's
+// inbox): entries are renamed into place instead of copied, leaving the source without them.
+TransferReport move_in(const std::filesystem::path& private_root,
+                       const std::filesystem::path& local_root,
+                       const TransferOptions& options = {});
+
 // The same towards the shared tier, but a complete destination entry is never overwritten.
 TransferReport push(const std::filesystem::path& local_root,
                     const std::filesystem::path& shared_root, const TransferOptions& options = {});
