@@ -53,6 +53,13 @@ def read_shard_any_tier(tiers, entry):
     raise ValueError("; ".join(problems))
 
 
+def every_rank_says(message):
+    """The `warn` of a load on every rank, into that rank's own log: the rank that finds a shard
+    damaged fetches it again from the store, and rank 0, reading the repaired copy after it, has
+    nothing to say; a say() that prints on rank 0 alone would lose the fetch."""
+    print(message, flush=True)
+
+
 def load_step(tiers, step):
     """(state, tiers read) of checkpoint `step`; ValueError when a shard cannot be read whole."""
     manifest = read_step_manifest(tiers, step)

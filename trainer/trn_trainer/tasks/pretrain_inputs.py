@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from ..checkpoint import files
 from ..checkpoint.load_slots import load_slot
-from ..checkpoint.restore import load_newest
+from ..checkpoint.restore import every_rank_says, load_newest
 from ..checkpoint.s3 import S3Tier
 from ..checkpoint.tiers import Tiers
 from ..data.bert_shards import ShardSet, open_shards
@@ -171,7 +171,7 @@ def _load_newest_checkpoint(inputs, optimizer, say, local_rank):
     tiers = inputs.tiers
     started = time.perf_counter()
     with load_slot(local_rank):  # a few loads per node at a time
-        state, step, sources = load_newest(tiers, say)
+        state, step, sources = load_newest(tiers, every_rank_says)
     inputs.read_seconds += time.perf_counter() - started
     if state is not None:
         files.check_compatible(state, tiers.path(step), inputs.config, optimizer)

@@ -7,6 +7,7 @@ import os
 
 from ..checkpoint import llama_state
 from ..checkpoint.group import agreed_resume_step
+from ..checkpoint.restore import every_rank_says
 from ..checkpoint.tiers import TierWriter
 from ..checkpoint.writer import CheckpointWriter
 from ..errors import CheckpointError
@@ -42,7 +43,7 @@ class LmSaves:
         if self.tiers.store is not None:  # a newer checkpoint in the store comes into --output first
             self.tiers.store.restore_newer(self.args.output, self.say)
         load = (self.layout, run, model_state, optimizer)
-        state, step = llama_state.load_newest(self.tiers, *load, self.say)
+        state, step = llama_state.load_newest(self.tiers, *load, every_rank_says)
         agreed = agreed_resume_step(self.group.resume_steps(step), self.args.output)
         if agreed != step:
             try:
