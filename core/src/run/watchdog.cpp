@@ -38,6 +38,13 @@ void Watchdog::observe(const std::vector<Heartbeat>& beats, double now) {
   } else if (last_progress_ == 0) {
     last_progress_ = now;
   }
+  // A write the step waited for has ended: the hang deadline counts from its end (the write's
+  // time is neither a stall nor a step's time).
+  const bool writing = std::any_of(latest_.begin(), latest_.end(), [](const auto& entry) {
+    return entry.second.phase == "checkpoint";
+  });
+  if (writing_ && !writing) last_progress_ = std::max(last_progress_, now);
+  writing_ = writing;
   judge_windows();
 }
 

@@ -146,6 +146,25 @@ TEST(Watchdog, ACheckpointWriteSlowerThanTheHangDeadlineIsNoHang) {
   EXPECT_EQ(silent.verdict(60.0).event, WatchEvent::kHang);
 }
 
+// The write ends: the hang deadline counts from its end, not from the step before it. A poll that
+// catches the rank back in its next step's compute, moments after a 26 s save, is no hang
+// (slow_checkpoint.sh saw one in 2 of 5 runs on the local cluster).
+TEST(Watchdog, TheHangDeadlineCountsFromTheEndOfACheckpointWrite) {
+  Watchdog dog(settings(3));  // deadline: max(3 s, 5 x the 1 s median step) = 5 s
+  steady_steps(dog, 4);
+  dog.observe({beat(0, "a", 4, "checkpoint"), beat(1, "a", 4, "allreduce"),
+               beat(2, "b", 4, "allreduce"), beat(3, "b", 4, "allreduce")},
+              4.5);
+  dog.observe({beat(0, "a", 4, "compute"), beat(1, "a", 4, "allreduce"),
+               beat(2, "b", 4, "allreduce"), beat(3, "b", 4, "allreduce")},
+              30.0);
+  EXPECT_EQ(dog.verdict(31.0).event, WatchEvent::kNone);
+  EXPECT_EQ(dog.verdict(34.9).event, WatchEvent::kNone);
+  const auto stuck = dog.verdict(35.5);  // silent 5.5 s after the write: a hang again
+  EXPECT_EQ(stuck.event, WatchEvent::kHang);
+  EXPECT_NEAR(stuck.stalled_s, 5.5, 1e-9);
+}
+
 // A resumed step: the ranks say they started from checkpoint 12, and by the watchdog's first
 // read one had already completed step 13 (straggler_replaced.sh once saw results.json say 13).
 TEST(Watchdog, TheStartStepIsTheRanksOwnNotTheStepsDoneAtTheFirstRead) {

@@ -80,7 +80,8 @@ class Watchdog {
   WatchdogSettings settings_;
   std::map<unsigned, Heartbeat> latest_;
   long min_step_ = -1;
-  double last_progress_ = 0;
+  double last_progress_ = 0;  // the newest step completed, or the end of a checkpoint write
+  bool writing_ = false;      // some rank's latest heartbeat said "checkpoint"
   std::vector<double> step_seconds_;
   std::map<long, std::map<std::string, double>> windows_;  // window -> node -> compute seconds
   std::set<std::string> nodes_;
