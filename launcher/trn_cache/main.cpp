@@ -22,6 +22,7 @@
 
 #include "common/exit_codes.hpp"
 #include "common/slurm_hostnames.hpp"
+#include "common/slurm_step_env.hpp"
 #include "common/version.hpp"
 #include "trn/cache/clear_locks.hpp"
 #include "trn/cache/compiler_flags.hpp"
@@ -224,18 +225,10 @@ int run_prune(const po::variables_map& options) {
   return kSuccess;
 }
 
-std::string required_step_variable(const char* name) {
-  const auto value = trn::env_value(name);
-  if (!value || value->empty()) {
-    throw UsageError{std::string("spread runs in a Slurm step, one task per node (no ") + name +
-                     "): srun --ntasks-per-node=1 trn-cache spread --from SHARED"};
-  }
-  return *value;
-}
+const char* const spread_usage = "srun --ntasks-per-node=1 trn-cache spread --from SHARED";
 
 std::uint32_t step_number(const char* name) {
-  return static_cast<std::uint32_t>(
-      trn::parse_whole_number_in(required_step_variable(name), name, 0, 4294967295LL));
+  return trn::launcher::step_number(name, "spread", spread_usage);
 }
 
 // The spread of `from` into `to` on this node of the step: its nodes in node-id order, as Slurm
@@ -245,8 +238,9 @@ cache::SpreadReport spread_in_step(const std::filesystem::path& from,
                                    const cache::TransferOptions& transfer,
                                    const po::variables_map& options) {
   cache::SpreadOptions spread;
-  spread.hosts = trn::launcher::slurm_hostnames(required_step_variable("SLURM_STEP_NODELIST"),
-                                                std::chrono::seconds(10));
+  spread.hosts = trn::launcher::slurm_hostnames(
+      trn::launcher::required_step_variable("SLURM_STEP_NODELIST", "spread", spread_usage),
+      std::chrono::seconds(10));
   const auto tasks = step_number("SLURM_STEP_NUM_TASKS");
   if (tasks != spread.hosts.size()) {
     throw UsageError{"spread needs one task per node (" + std::to_string(tasks) + " tasks on " +

@@ -2,6 +2,7 @@
 #include <thread>
 
 #include "common/slurm_hostnames.hpp"
+#include "common/slurm_step_env.hpp"
 #include "modes.hpp"
 #include "trn/common/deadline.hpp"
 #include "trn/common/env_names.hpp"
@@ -20,18 +21,14 @@ using namespace std::chrono_literals;
 
 constexpr auto kLeastReachDeadline = 100ms;  // as --reach-deadline-ms allows
 
+const char* const kStepUsage = "srun --ntasks-per-node=1 trn-health --step";
+
 std::string required_env(const char* name) {
-  auto value = env_value(name);
-  if (!value || value->empty()) {
-    throw Error(std::string("--step runs in a Slurm step (no ") + name +
-                "): srun --ntasks-per-node=1 trn-health --step");
-  }
-  return *value;
+  return launcher::required_step_variable(name, "--step", kStepUsage);
 }
 
 std::uint32_t env_number(const char* name) {
-  return static_cast<std::uint32_t>(
-      parse_whole_number_in(required_env(name), name, 0, 4294967295LL));
+  return launcher::step_number(name, "--step", kStepUsage);
 }
 
 // The step's nodes in node-id order, as Slurm expands its own hostlist.

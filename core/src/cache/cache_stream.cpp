@@ -12,6 +12,7 @@
 #include "directory.hpp"
 #include "trn/cache/entry.hpp"
 #include "trn/cache/layout.hpp"
+#include "trn/cache/scan.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/unique_fd.hpp"
 
@@ -60,8 +61,8 @@ std::vector<std::string> files_to_send(const std::filesystem::path& entry_dir) {
 }
 
 // Sends one file; false when it vanished before it was opened.
-bool send_file(const std::filesystem::path& path, const std::string& name_in_cache, ByteSink& sink,
-               StreamCounts& counts) {
+bool send_file(const std::filesystem::path& path, const std::string& name_in_cache,
+               std::vector<char>& buffer, ByteSink& sink, StreamCounts& counts) {
   UniqueFd in(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!in.valid()) {
     if (errno == ENOENT) return false;
@@ -76,7 +77,6 @@ bool send_file(const std::filesystem::path& path, const std::string& name_in_cac
   const auto size = static_cast<std::uint64_t>(info.st_size);
   put_number(header, size);
   sink.write(header.data(), header.size());
-  std::vector<char> buffer(chunk);
   for (std::uint64_t sent = 0; sent < size;) {
     const ssize_t got =
         ::read(in.get(), buffer.data(),
@@ -135,14 +135,13 @@ class StreamReader {
 
 // Receives one file's bytes into `target` (through a temporary name).
 void receive_file(StreamReader& reader, const std::filesystem::path& target, std::uint32_t mode,
-                  std::uint64_t size, std::string& problem) {
+                  std::uint64_t size, std::vector<char>& buffer, std::string& problem) {
   std::filesystem::create_directories(target.parent_path());
   auto part = target;
   part += part_suffix;
   UniqueFd out(
       ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode & 0777) | 0600));
   if (!out.valid()) detail::throw_errno("cannot create", part, errno, "check free space");
-  std::vector<char> buffer(chunk);
   for (std::uint64_t received = 0; received < size;) {
     const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(chunk, size - received));
     if (!reader.read_exact(buffer.data(), want)) {
@@ -171,47 +170,24 @@ void receive_file(StreamReader& reader, const std::filesystem::path& target, std
 
 }  // namespace
 
-std::vector<std::string> complete_entries(const std::filesystem::path& root,
-                                          const std::optional<std::string>& compiler_version) {
-  std::vector<std::string> entries;
-  const auto versions = detail::list_directory(root);
-  if (!versions) return entries;
-  for (const auto& version : *versions) {
-    if (!version.is_dir || !is_version_dir_name(version.name)) continue;
-    if (compiler_version && version.name.substr(version_dir_prefix.size()) != *compiler_version) {
-      continue;
-    }
-    const auto modules = detail::list_directory(root / version.name);
-    if (!modules) continue;
-    for (const auto& module : *modules) {
-      if (!module.is_dir || !is_module_dir_name(module.name)) continue;
-      const auto entry = read_entry(root / version.name / module.name);
-      if (entry && entry->state == EntryState::kDone) {
-        entries.push_back(version.name + "/" + module.name);
-      }
-    }
-  }
-  return entries;
-}
-
 StreamCounts write_cache_stream(const std::filesystem::path& root,
-                                const std::vector<std::string>& entries, ByteSink& sink) {
+                                const std::optional<std::string>& compiler_version,
+                                ByteSink& sink) {
   StreamCounts counts;
+  std::vector<char> buffer(chunk);
   sink.write(magic.data(), magic.size());
-  for (const auto& entry : entries) {
-    const auto dir = root / entry;
-    const auto before = read_entry(dir);
-    if (!before || before->state != EntryState::kDone) continue;
+  for (const auto& entry : scan(root, compiler_version)) {
+    if (entry.state != EntryState::kDone) continue;
+    auto entry_in_cache = std::string(version_dir_prefix);
+    entry_in_cache.append(entry.compiler_version).append("/").append(entry.module).append("/");
     bool done_sent = false;
-    for (const auto& name : files_to_send(dir)) {
-      // Only what was complete when listed: a compile that started meanwhile has a lock.
+    for (const auto& name : files_to_send(entry.path)) {
+      // Only what is still complete: a compile that started since the scan has a lock.
       if (name == done_file) {
-        const auto now = read_entry(dir);
+        const auto now = read_entry(entry.path);
         if (!now || now->state != EntryState::kDone) break;
       }
-      std::string name_in_cache = entry;
-      name_in_cache.append("/").append(name);
-      if (!send_file(dir / name, name_in_cache, sink, counts)) break;
+      if (!send_file(entry.path / name, entry_in_cache + name, buffer, sink, counts)) break;
       done_sent = name == done_file;
     }
     if (done_sent) counts.entries++;
@@ -234,6 +210,7 @@ StreamReadOutcome read_cache_stream(ByteSource& source, const std::filesystem::p
       return outcome;
     }
     std::vector<char> path(max_path);
+    std::vector<char> buffer(chunk);
     while (true) {
       char mark = 0;
       std::array<char, 2> length{};
@@ -268,7 +245,7 @@ StreamReadOutcome read_cache_stream(ByteSource& source, const std::filesystem::p
       }
       const auto mode = get_number<std::uint32_t>(numbers.data());
       const auto size = get_number<std::uint64_t>(numbers.data() + 4);
-      receive_file(reader, inbox / name, mode, size, outcome.problem);
+      receive_file(reader, inbox / name, mode, size, buffer, outcome.problem);
       if (!outcome.problem.empty()) return outcome;
       outcome.counts.files++;
       outcome.counts.bytes += size;

@@ -95,8 +95,7 @@ class SharedTierReader {
         std::thread([this, shared_root, compiler_version, fd = std::move(write_end)]() mutable {
           try {
             SocketSink sink(fd.get());
-            counts_ = write_cache_stream(shared_root,
-                                         complete_entries(shared_root, compiler_version), sink);
+            counts_ = write_cache_stream(shared_root, compiler_version, sink);
           } catch (const std::exception& e) {
             problem_ = e.what();
           }
@@ -174,13 +173,7 @@ class Inbox {
  public:
   explicit Inbox(const std::filesystem::path& local_root) {
     std::filesystem::create_directories(local_root);
-    for (const auto& item :
-         detail::list_directory(local_root).value_or(std::vector<detail::DirItem>{})) {
-      if (item.is_dir && detail::is_temp_name(item.name) &&
-          detail::is_stale_temp(local_root / item.name)) {
-        detail::remove_tree(local_root / item.name);
-      }
-    }
+    detail::remove_stale_temps(local_root);
     path_ = detail::make_temp_dir(local_root);
   }
   Inbox(const Inbox&) = delete;
@@ -205,12 +198,6 @@ SpreadTreePosition spread_tree_position(std::size_t self, std::size_t nodes, std
   return position;
 }
 
-std::size_t spread_tree_depth(std::size_t nodes, std::size_t fanout) {
-  std::size_t depth = 0;
-  for (std::size_t node = nodes == 0 ? 0 : nodes - 1; node > 0; node = (node - 1) / fanout) depth++;
-  return depth;
-}
-
 SpreadReport spread(const SpreadOptions& options) {
   const auto started = Clock::now();
   if (options.self >= options.hosts.size()) {
@@ -218,8 +205,7 @@ SpreadReport spread(const SpreadOptions& options) {
                 std::to_string(options.hosts.size()) + " hosts");
   }
   SpreadReport report;
-  const auto position = spread_tree_position(options.self, options.hosts.size(),
-                                             std::max<std::size_t>(options.fanout, 1));
+  const auto position = spread_tree_position(options.self, options.hosts.size(), options.fanout);
   const auto connect_deadline = started + options.connect_timeout;
 
   // Listening first: children may connect while this node still looks for its parent.

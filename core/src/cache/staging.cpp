@@ -57,8 +57,8 @@ std::filesystem::path make_temp_dir(const std::filesystem::path& version_dir) {
   static std::atomic<unsigned long> counter{0};
   static const std::string host = host_name();
   for (;;) {
-    const auto path = version_dir / (std::string(temp_prefix) + std::to_string(::getpid()) + "." +
-                                     std::to_string(counter++) + "." + host);
+    auto path = version_dir / (std::string(temp_prefix) + std::to_string(::getpid()) + "." +
+                               std::to_string(counter++) + "." + host);
     if (::mkdir(path.c_str(), 0777) == 0) return path;
     // EEXIST: a leftover of an earlier process that had our pid; take the next number.
     if (errno != EEXIST) {
@@ -98,6 +98,25 @@ bool remove_entry(const std::filesystem::path& entry_dir) {
   }
   remove_tree(trash);
   return true;
+}
+
+std::size_t remove_stale_temps(const std::filesystem::path& dir,
+                               const std::vector<DirItem>& items) {
+  std::size_t removed = 0;
+  for (const auto& item : items) {
+    if (!item.is_dir || !is_temp_name(item.name)) continue;
+    const auto path = dir / item.name;
+    if (is_stale_temp(path)) {
+      remove_tree(path);
+      removed++;
+    }
+  }
+  return removed;
+}
+
+std::size_t remove_stale_temps(const std::filesystem::path& dir) {
+  const auto items = list_directory(dir);
+  return items ? remove_stale_temps(dir, *items) : 0;
 }
 
 }  // namespace trn::cache::detail

@@ -3,6 +3,9 @@
 #include <chrono>
 #include <filesystem>
 #include <string_view>
+#include <vector>
+
+#include "directory.hpp"
 
 namespace trn::cache::detail {
 
@@ -22,6 +25,12 @@ std::filesystem::path make_temp_dir(const std::filesystem::path& version_dir);
 // A temporary folder is stale when its maker is gone: made on this host by a process that no
 // longer runs, or older than foreign_temp_lifetime.
 bool is_stale_temp(const std::filesystem::path& temp_dir);
+
+// Removes the stale temporary folders among `items`, the listing of `dir` (a version folder, or a
+// local root holding a spread's inboxes); returns how many.
+std::size_t remove_stale_temps(const std::filesystem::path& dir, const std::vector<DirItem>& items);
+// The same, listing `dir` first (none when it does not exist).
+std::size_t remove_stale_temps(const std::filesystem::path& dir);
 
 // Removes a folder tree; a folder that is already gone is fine.
 void remove_tree(const std::filesystem::path& dir);

@@ -100,20 +100,6 @@ bool install(const std::filesystem::path& staged, const std::filesystem::path& t
   detail::throw_errno("cannot move the copied entry to", target, error_number, cache_fix);
 }
 
-std::size_t remove_stale_temps(const std::filesystem::path& version_dir,
-                               const std::vector<detail::DirItem>& items) {
-  std::size_t removed = 0;
-  for (const auto& item : items) {
-    if (!item.is_dir || !detail::is_temp_name(item.name)) continue;
-    const auto path = version_dir / item.name;
-    if (detail::is_stale_temp(path)) {
-      detail::remove_tree(path);
-      removed++;
-    }
-  }
-  return removed;
-}
-
 [[noreturn]] void throw_not_a_folder(const std::filesystem::path& target_path) {
   throw Error(target_path.string() +
               " is not a folder, so the entry cannot be put there: remove it (the compiler "
@@ -243,7 +229,7 @@ void transfer_version(const std::filesystem::path& source_version_dir,
   std::map<std::string, bool> target_names;  // name -> is a folder
   {
     const auto items = target->items();
-    report.stale_temps_removed += remove_stale_temps(target_version_dir, items);
+    report.stale_temps_removed += detail::remove_stale_temps(target_version_dir, items);
     for (const auto& item : items) target_names.emplace(item.name, item.is_dir);
   }
 

@@ -9,6 +9,7 @@
 #include "test_port.hpp"
 #include "trn/cache/cache_stream.hpp"
 #include "trn/cache/entry.hpp"
+#include "trn/cache/scan.hpp"
 #include "trn/common/error.hpp"
 #include "trn/common/tcp.hpp"
 
@@ -44,16 +45,6 @@ TEST(SpreadTree, EachNodeHasOneParentAndAtMostFanoutChildren) {
     for (std::size_t node = 1; node < 100; ++node) EXPECT_EQ(parents[node], 1) << node;
   }
   EXPECT_THROW(spread_tree_position(0, 3, 0), Error);
-}
-
-TEST(SpreadTree, DepthGrowsWithTheLogarithmOfTheNodes) {
-  EXPECT_EQ(spread_tree_depth(1, 2), 0u);
-  EXPECT_EQ(spread_tree_depth(3, 2), 1u);
-  EXPECT_EQ(spread_tree_depth(7, 2), 2u);
-  EXPECT_EQ(spread_tree_depth(8, 2), 3u);
-  EXPECT_EQ(spread_tree_depth(1000, 2), 9u);
-  EXPECT_EQ(spread_tree_depth(1000, 4), 5u);
-  EXPECT_EQ(spread_tree_depth(128, 1), 127u);
 }
 
 struct Nodes {
@@ -96,8 +87,9 @@ struct Nodes {
 
 std::uintmax_t bytes_of_done_entries(const std::filesystem::path& root) {
   std::uintmax_t bytes = 0;
-  for (const auto& entry : complete_entries(root, std::nullopt))
-    bytes += read_entry(root / entry)->bytes;
+  for (const auto& entry : scan(root)) {
+    if (entry.state == EntryState::kDone) bytes += entry.bytes;
+  }
   return bytes;
 }
 
@@ -168,8 +160,7 @@ TEST(Spread, ABrokenStreamEndsAsAPullFromTheSharedTier) {
   make_done(nodes.shared.path(), "MODULE_1+aa", std::string(300'000, 'a'));
   make_done(nodes.shared.path(), "MODULE_2+aa", std::string(300'000, 'b'));
   StringSink whole;
-  write_cache_stream(nodes.shared.path(), complete_entries(nodes.shared.path(), std::nullopt),
-                     whole);
+  write_cache_stream(nodes.shared.path(), std::nullopt, whole);
   const auto port_offset = 3u;
   std::string why;
   auto listener = tcp::listen_on("127.0.0.1", trn::test::test_port(port_offset), why);

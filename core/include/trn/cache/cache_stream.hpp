@@ -35,16 +35,12 @@ struct StreamCounts {
   std::uintmax_t bytes = 0;  // file contents
 };
 
-// The complete entries of the cache at `root` ("neuronxcc-<v>/MODULE_<m>", sorted), of one
-// compiler version when set; none when the root does not exist.
-std::vector<std::string> complete_entries(const std::filesystem::path& root,
-                                          const std::optional<std::string>& compiler_version);
-
-// Sends those entries' regular files (never lock files) and the end mark. An entry that
-// vanished or stopped being complete meanwhile is left out; a file that changes size while it is
-// sent throws trn::Error (the stream is then cut, and its readers fall back).
+// Sends the complete entries of the cache at `root` (of one compiler version when set): their
+// regular files, never lock files, then the end mark. An entry that vanished or stopped being
+// complete since the scan is left out; a file that changes size while it is sent throws
+// trn::Error (the stream is then cut, and its readers fall back). A missing root throws.
 StreamCounts write_cache_stream(const std::filesystem::path& root,
-                                const std::vector<std::string>& entries, ByteSink& sink);
+                                const std::optional<std::string>& compiler_version, ByteSink& sink);
 
 struct StreamReadOutcome {
   bool complete = false;  // the end mark arrived

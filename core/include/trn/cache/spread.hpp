@@ -15,14 +15,13 @@
 namespace trn::cache {
 
 // A node's place in the spread tree of `nodes` nodes in node-id order: node 0 is the root and
-// node i's children are fanout * i + 1 ... fanout * i + fanout, so the tree is
-// ceil(log_fanout(nodes (fanout - 1) + 1)) - 1 levels deep.
+// node i's children are fanout * i + 1 ... fanout * i + fanout, so the tree is about
+// log_fanout(nodes) levels deep. A fanout of 0 throws trn::Error.
 struct SpreadTreePosition {
   std::optional<std::size_t> parent;
   std::vector<std::size_t> children;
 };
 SpreadTreePosition spread_tree_position(std::size_t self, std::size_t nodes, std::size_t fanout);
-std::size_t spread_tree_depth(std::size_t nodes, std::size_t fanout);
 
 struct SpreadOptions {
   std::vector<std::string> hosts;  // every node of the step, in node-id order
