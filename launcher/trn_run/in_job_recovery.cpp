@@ -337,8 +337,10 @@ int train_with_recovery(TrainingJob& job, nlohmann::json& phases,
     }
     const auto detected = std::chrono::steady_clock::now();
     auto diagnosis = outcome.diagnosis;
-    // Slurm refused the step: the job's configuration, never a node to probe or drain.
-    if (diagnosis.kind == run::FailureKind::kStepRefused)
+    // Slurm refused the step, or the run directory is full: the job's configuration or its
+    // storage, never a node to probe or drain.
+    if (diagnosis.kind == run::FailureKind::kStepRefused ||
+        diagnosis.kind == run::FailureKind::kRunDirectoryFull)
       return requeue_or_fail(job.plan, *job.allocation, diagnosis);
     const auto failure = find_failed_nodes(outcome, job);
     if (failure.nodes.empty() && diagnosis.kind == run::FailureKind::kUserError &&

@@ -76,6 +76,7 @@ int requeue_or_fail(const plan::Plan& plan, const run::SlurmAllocation& allocati
     case run::AfterFailure::kFailNodeFailure:
       return kNodeFailure;
     case run::AfterFailure::kFailStepRefused:
+    case run::AfterFailure::kFailRunDirectoryFull:
       return kBadInput;
     case run::AfterFailure::kRequeue:
       break;

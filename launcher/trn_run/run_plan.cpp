@@ -22,6 +22,7 @@
 #include "trn/plan/profile_search.hpp"
 #include "trn/run/allocation_fit.hpp"
 #include "trn/run/run_continuation.hpp"
+#include "trn/run/run_directory_space.hpp"
 #include "trn/run/spare_swap.hpp"
 
 namespace trn::launcher {
@@ -220,6 +221,13 @@ void check_plan_runs_here(const RunOptions& options, const RunStart& start, cons
             run::allocation_shortfall(*start.allocation, needs, node_names(nodes.nodes));
         !shortfall.empty())
       throw Error(shortfall);
+  }
+  if (!options.plan_only) {
+    // A run directory with no room for the run's next checkpoint: before any step, not after.
+    if (const auto space = run::measure_run_directory_space(run.plan.run_dir)) {
+      if (const auto full = run::run_directory_full(run.plan.run_dir, *space); !full.empty())
+        throw Error(full);
+    }
   }
   if (starts_own_workers(start.launch.launcher) && run.plan.launch == plan::LaunchMode::kMpirun &&
       !options.plan_only) {

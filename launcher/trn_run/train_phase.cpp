@@ -20,6 +20,7 @@
 #include "trn/run/allocation_fit.hpp"
 #include "trn/run/heartbeat.hpp"
 #include "trn/run/run_continuation.hpp"
+#include "trn/run/run_directory_space.hpp"
 
 namespace trn::launcher {
 namespace {
@@ -283,8 +284,16 @@ TrainOutcome run_train_step(const TrainStep& step) {
   }
   follower.poll();
   starter.poll();
-  if (outcome.status != 0 && outcome.stopped == StopReason::kNone &&
-      run::slurm_refused_step(starter.text())) {
+  // A full run directory first: its ranks' output, written there, may be lost with it.
+  const auto space = outcome.status != 0 && outcome.stopped != StopReason::kStraggler
+                         ? run::measure_run_directory_space(step.run_dir)
+                         : std::nullopt;
+  const auto full = space ? run::run_directory_full(step.run_dir, *space) : std::string();
+  if (!full.empty()) {
+    outcome.diagnosis.kind = run::FailureKind::kRunDirectoryFull;
+    outcome.diagnosis.summary = full;
+  } else if (outcome.status != 0 && outcome.stopped == StopReason::kNone &&
+             run::slurm_refused_step(starter.text())) {
     outcome.diagnosis.kind = run::FailureKind::kStepRefused;
     outcome.diagnosis.summary = first_line_with(starter.text(), "Unable to create step");
   } else if (outcome.status != 0 && outcome.stopped != StopReason::kStraggler) {

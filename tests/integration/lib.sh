@@ -161,6 +161,15 @@ json_field() { "$python" -c "import json,sys; d=json.load(open(sys.argv[1])); pr
 newest_checkpoint() { ls "$1" 2>/dev/null | sed -n 's/^ckpt_\([0-9]*\)\.json$/\1/p' | sort -n | tail -n 1 | grep . || echo 0; }
 # checkpoint_since RUN_DIR STEP: a checkpoint at STEP or later is committed (for wait_until).
 checkpoint_since() { (($(newest_checkpoint "$1") >= $2)); }
+# checkpoint_whole RUN_DIR STEP: every shard of committed checkpoint STEP matches its manifest.
+checkpoint_whole() {
+  "$python" - "$1" "$2" <<'PY'
+import hashlib, json, sys
+run, step = sys.argv[1], sys.argv[2]
+for shard in json.load(open(f"{run}/ckpt_{step}.json"))["shards"]:
+    assert hashlib.sha256(open(f"{run}/{shard['file']}", "rb").read()).hexdigest() == shard["sha256"], shard
+PY
+}
 # file_says FILE PATTERN: FILE exists and has a line matching PATTERN (for wait_until).
 file_says() { grep -q "$2" "$1" 2>/dev/null; }
 

@@ -173,6 +173,26 @@ def test_a_full_run_directory_keeps_the_previous_checkpoint_and_fails_the_last(c
     assert [line.split()[1] for line in second.splitlines() if line.startswith("step ")] == ["3/4", "4/4"]
 
 
+def test_a_run_directory_with_no_room_left_stops_the_run_with_one_line(corpus_dir, tmp_path):
+    """A run directory whose file system is full from the start (a filler takes all of it):
+    the first metrics row cannot be written, and the run stops with one line naming the folder
+    and the fix and the checkpoint exit status (4), not a traceback."""
+    assert os.geteuid() == 0, "mounting a small file system needs root (CI runs the tests as root)"
+    disk = str(tmp_path / "disk")
+    os.makedirs(disk)
+    run = disk + "/run"
+    script = ('mount -t tmpfs -o size=4m tmpfs "$0" && { dd if=/dev/zero of="$0/filler" bs=64k 2>/dev/null; '
+              'exec "$@"; }')
+    done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, disk,
+                           PYTHON, "-m", "trn_trainer"] + pretrain_args(corpus_dir, run, steps=2),
+                          env=child_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    errors = [line for line in done.stderr.splitlines() if line.startswith("trn_trainer: error:")]
+    assert len(errors) == 1 and "No space left on device" in errors[0] and run in errors[0], done.stderr
+    assert "free space on it" in errors[0]
+
+
 def test_a_full_node_local_tier_costs_warnings_and_the_run_directory_has_every_checkpoint(
         corpus_dir, tmp_path):
     disk = str(tmp_path / "disk")

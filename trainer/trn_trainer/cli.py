@@ -2,11 +2,13 @@
 statuses are listed in errors.py; each command's options are in tasks/options.py."""
 
 import argparse
+import errno
 import importlib
 import sys
+import threading
 
 from . import __version__
-from .errors import EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
+from .errors import EXIT_CHECKPOINT, EXIT_INTERNAL, EXIT_OK, EnvironmentSetupError, TrainerError
 from .tasks import options
 
 # The third-party modules each command imports (Debian names them python3-<module>), imported
@@ -52,8 +54,26 @@ def build_parser():
     return parser
 
 
+# A file system with no room left: the user's storage (ENOSPC, or EDQUOT for a quota).
+FULL_FILE_SYSTEM = (errno.ENOSPC, errno.EDQUOT)
+
+
+def is_full_file_system(error):
+    return isinstance(error, OSError) and error.errno in FULL_FILE_SYSTEM
+
+
+def quiet_full_file_system_in_threads(previous=threading.excepthook):
+    """A writer thread (TensorBoard's) that stops on a full file system hands its error to the
+    main thread at its next write, which reports it in one line: no thread traceback before it."""
+    def hook(info):
+        if not is_full_file_system(info.exc_value):
+            previous(info)
+    threading.excepthook = hook
+
+
 def main(argv=None):
     args = build_parser().parse_args(argv)
+    quiet_full_file_system_in_threads()
     try:
         require_modules(args.command)
         module, function = RUNNERS[args.command]
@@ -64,9 +84,23 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("trn_trainer: interrupted", file=sys.stderr, flush=True)
         return 130
+    except OSError as e:
+        if not is_full_file_system(e):
+            return _internal_error()
+        # Where a run keeps its files is full: the user's storage, not a bug. The writes that
+        # can fail alone (checkpoints, the node-local tier) were warnings; this one the run needs.
+        where = e.filename or getattr(args, "output", None) or "the output"
+        print(f"trn_trainer: error: {where}: {e.strerror}: its file system is full; free space on it "
+              "(the checkpoints committed there are kept), then run the same command again to resume "
+              "from the newest", file=sys.stderr, flush=True)
+        return EXIT_CHECKPOINT
     except Exception:  # noqa: BLE001 - anything else is a bug: show the traceback
-        import traceback
-
-        traceback.print_exc()
-        return EXIT_INTERNAL
+        return _internal_error()
     return EXIT_OK
+
+
+def _internal_error():
+    import traceback
+
+    traceback.print_exc()
+    return EXIT_INTERNAL

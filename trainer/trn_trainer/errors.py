@@ -7,7 +7,8 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1  # an unexpected failure: a Python traceback was printed
 EXIT_USAGE = 2  # bad command line or inconsistent settings (argparse uses 2 as well)
 EXIT_DATA = 3  # no shards, unreadable or malformed HDF5, bad corpus or vocabulary
-EXIT_CHECKPOINT = 4  # a checkpoint that belongs to another model or optimizer
+EXIT_CHECKPOINT = 4  # a checkpoint that belongs to another model or optimizer, or one the run
+#                     could not write: its last, or any write once the run directory is full
 EXIT_ENVIRONMENT = 5  # incomplete RANK/WORLD_SIZE/MASTER_* environment, device problem or a
 #                      Python module (torch, numpy, h5py, matplotlib) that cannot be imported
 EXIT_DIVERGED = 6  # the loss or the weights stopped being finite (learning rate too high)

@@ -47,4 +47,9 @@ class TensorBoardEvents:
         self.writer.add_scalar("checkpoint/stall_s", seconds, step)
 
     def close(self):
-        self.writer.close()
+        # flush() raises what the writer thread stopped on (a full file system); close() would
+        # drop it, and the run would end with its events cut short, silently.
+        try:
+            self.writer.flush()
+        finally:
+            self.writer.close()

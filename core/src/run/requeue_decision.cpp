@@ -10,6 +10,11 @@ RequeueDecision decide_after_failure(const FailedRun& failed) {
                 "): the job holds too little of its nodes for the plan; submit with sbatch "
                 "--exclusive. Not a node failure: no node drained, no requeue\n"};
   }
+  if (diagnosis.kind == FailureKind::kRunDirectoryFull) {
+    return {
+        AfterFailure::kFailRunDirectoryFull,
+        "trn-run: " + diagnosis.summary + ". Not a node failure: no node drained, no requeue\n"};
+  }
   if (diagnosis.kind == FailureKind::kUserError && failed.policy != plan::RequeuePolicy::kAlways) {
     return {AfterFailure::kFailUserError,
             "trn-run: training failed on every rank with the same error:\n  " +

@@ -100,12 +100,7 @@ out="$scratch/trn-run-$job.out"
 # the line is in that rank's node log: the job's output has rank 0's alone.
 grep -rq "fetched checkpoint of step $newest from s3://trn-test/runs/c into $run over its damaged copy" "$out" "$run/logs" ||
   { tail -n 40 "$out"; fail "the trainer did not fetch checkpoint $newest from the store over the damaged copy"; }
-"$python" - "$run" "$newest" <<'PY' || fail "checkpoint $newest in the run directory is not the committed one after the fetch"
-import hashlib, json, sys
-run, step = sys.argv[1], sys.argv[2]
-for shard in json.load(open(f"{run}/ckpt_{step}.json"))["shards"]:
-    assert hashlib.sha256(open(f"{run}/{shard['file']}", "rb").read()).hexdigest() == shard["sha256"], shard
-PY
+checkpoint_whole "$run" "$newest" || fail "checkpoint $newest in the run directory is not the committed one after the fetch"
 grep -qE "^resumed from $run/ckpt_$newest\.pt" "$out" || { tail -n 40 "$out"; fail "the trainer did not resume from ckpt_$newest.pt"; }
 expect_eq "$("$python" -c "import json,sys; print([json.loads(l)['step'] for l in open(sys.argv[1])][$newest])" "$run/metrics.jsonl")" \
   "$((newest + 1))" "the first step the continuing job recorded"

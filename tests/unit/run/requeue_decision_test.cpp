@@ -85,4 +85,17 @@ TEST(RequeueDecision, AStepSlurmRefusedFailsAtOnceUnderEveryPolicy) {
   }
 }
 
+TEST(RequeueDecision, AFullRunDirectoryFailsAtOnceUnderEveryPolicy) {
+  for (const auto policy :
+       {RequeuePolicy::kNodeFailure, RequeuePolicy::kNever, RequeuePolicy::kAlways}) {
+    auto run = failed(FailureKind::kRunDirectoryFull, policy, 0, 3);
+    run.diagnosis.summary = "run directory /fsx/runs/bert-7: its file system has 0.0 MiB free";
+    const auto decision = decide_after_failure(run);
+    EXPECT_EQ(decision.action, AfterFailure::kFailRunDirectoryFull);
+    EXPECT_EQ(decision.message.rfind("trn-run: run directory /fsx/runs/bert-7: its file", 0), 0U)
+        << decision.message;
+    EXPECT_NE(decision.message.find("Not a node failure"), std::string::npos) << decision.message;
+  }
+}
+
 }  // namespace

@@ -15,9 +15,10 @@ struct RankOutput {
 };
 
 enum class FailureKind {
-  kUserError,    // every rank failed with the same error: requeueing cannot help
-  kNodeFailure,  // anything else: a rank vanished, ranks disagree, a node or the fabric failed
-  kStepRefused,  // Slurm refused to create the step: the job holds too little (no --exclusive)
+  kUserError,         // every rank failed with the same error: requeueing cannot help
+  kNodeFailure,       // anything else: a rank vanished, ranks disagree, a node or the fabric failed
+  kStepRefused,       // Slurm refused to create the step: the job holds too little (no --exclusive)
+  kRunDirectoryFull,  // the run directory's file system has no room for the next checkpoint
 };
 
 struct FailureDiagnosis {

@@ -11,10 +11,11 @@ namespace trn::run {
 
 // What trn-run does after a training step failed.
 enum class AfterFailure {
-  kRequeue,          // ask Slurm to requeue the job; it resumes from the newest checkpoint
-  kFailUserError,    // the user's error: requeueing would fail the same way
-  kFailNodeFailure,  // a node failed but the policy or the restart budget forbids a requeue
-  kFailStepRefused,  // Slurm refused the step: the job's configuration (exit 2), any policy
+  kRequeue,               // ask Slurm to requeue the job; it resumes from the newest checkpoint
+  kFailUserError,         // the user's error: requeueing would fail the same way
+  kFailNodeFailure,       // a node failed but the policy or the restart budget forbids a requeue
+  kFailStepRefused,       // Slurm refused the step: the job's configuration (exit 2), any policy
+  kFailRunDirectoryFull,  // the run directory's file system is full: the storage (exit 2)
 };
 
 struct RequeueDecision {
@@ -31,9 +32,9 @@ struct FailedRun {
   std::filesystem::path run_dir;  // where the checkpoints are, for the message
 };
 
-// The pure decision: a step Slurm refused fails at once; a user error fails at once unless the
-// policy is "always"; otherwise the job is requeued while the policy allows it and restarts are
-// left.
+// The pure decision: a step Slurm refused, or a run directory with no room, fails at once; a user
+// error fails at once unless the policy is "always"; otherwise the job is requeued while the policy
+// allows it and restarts are left.
 RequeueDecision decide_after_failure(const FailedRun& failed);
 
 }  // namespace trn::run
