@@ -173,6 +173,13 @@ PY
 # file_says FILE PATTERN: FILE exists and has a line matching PATTERN (for wait_until).
 file_says() { grep -q "$2" "$1" 2>/dev/null; }
 
+# next_step_s RUN_DIR [I]: seconds from trn-run's finding of recovery I's fault (default the last)
+# to the restarted step's first completed step (restart_s + first_step_s in results.json), for
+# the fault matrix's "next step" column.
+next_step_s() {
+  json_field "$1/results.json" "(lambda r: round(r['restart_s'] + r.get('first_step_s', 0), 1))(d['phases']['recoveries'][${2:--1}])"
+}
+
 # A finished run's final loss, as its results.json reports it.
 final_loss() { json_field "$1/results.json" "[m['MeasuredValue'] for m in d['results']['metrics'] if m['MetricName'] == 'Final loss'][0]"; }
 

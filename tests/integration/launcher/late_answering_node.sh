@@ -42,4 +42,4 @@ resumed=$(json_field "$run/results.json" "d['phases']['recoveries'][0]['resumed_
 ((resumed >= 4)) || { cat "$out"; fail "the restarted step started from step $resumed, not from checkpoint 4 or later"; }
 grep -q "^resumed from $run/ckpt_$resumed.pt (step $resumed" "$out" || { cat "$out"; fail "the trainer did not say it resumed from step $resumed"; }
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after the restart vs uninterrupted"
-echo "ok: $slow answered late ($(wc -l <"$scratch/late/probes") late probe(s)), was kept; resumed from step $resumed"
+echo "ok: $slow answered late ($(wc -l <"$scratch/late/probes") late probe(s)), was kept; resumed from step $resumed (next step $(next_step_s "$run") s after the failure was found)"

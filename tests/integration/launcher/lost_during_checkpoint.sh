@@ -35,5 +35,4 @@ grep -qE "^resumed from .*ckpt_4\.(pt|json)" "$out" || { tail -n 40 "$out"; fail
 grep -q "warning: step(s) 8 in .* have files but no committed manifest" "$out" ||
   { tail -n 40 "$out"; fail "the trainer did not warn that checkpoint 8 was cut off"; }
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after a node lost in a checkpoint write vs uninterrupted"
-next_step=$(json_field "$run/results.json" "round(d['phases']['recoveries'][0].get('restart_s', 0) + d['phases']['recoveries'][0].get('first_step_s', 0), 1)")
-echo "ok: lost in checkpoint 8's write, resumed from step $resumed (next step ${next_step} s after the loss was found), final loss $(final_loss "$run")"
+echo "ok: lost in checkpoint 8's write, resumed from step $resumed (next step $(next_step_s "$run") s after the loss was found), final loss $(final_loss "$run")"

@@ -33,4 +33,4 @@ resumed=$(json_field "$run/results.json" "d['phases']['recoveries'][0]['resumed_
 ((resumed >= 5)) || { tail -n 40 "$out"; fail "the trainer resumed from step $resumed, older than snapshot 5"; }
 grep -qE "^resumed from .*ckpt_$resumed\.(pt|json)" "$out" || { tail -n 40 "$out"; fail "the trainer did not say it resumed from step $resumed"; }
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after a node lost in a snapshot exchange vs uninterrupted"
-echo "ok: lost in step 6's exchange, resumed from step $resumed, final loss $(final_loss "$run")"
+echo "ok: lost in step 6's exchange, resumed from step $resumed (next step $(next_step_s "$run") s after the loss was found), final loss $(final_loss "$run")"

@@ -35,4 +35,4 @@ last=$(json_field "$run/results.json" "d['phases']['recoveries'][-1]['resumed_fr
 grep -qE "^resumed from $run/ckpt_$last\.pt" "$out" || { tail -n 40 "$out"; fail "the trainer did not say it resumed from ckpt_$last.pt"; }
 expect_eq "$(json_field "$run/results.json" "d['plan']['nodes']")" 2 "nodes training at the end"
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after a node lost during a restore vs uninterrupted"
-echo "ok: lost $(node 3) during the restore of checkpoint $restoring; resumed from $last, final loss $(final_loss "$run")"
+echo "ok: lost $(node 3) during the restore of checkpoint $restoring; resumed from $last (next step $(next_step_s "$run") s after the second loss was found), final loss $(final_loss "$run")"

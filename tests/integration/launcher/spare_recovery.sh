@@ -86,4 +86,4 @@ expect_eq "$(json_field "$run/results.json" "d['results']['checkpoints']['snapsh
   "peer copies of the snapshots"
 expect_eq "$(json_field "$run/results.json" "d['plan']['nodes']")" 2 "nodes training at the end"
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after two recoveries vs uninterrupted"
-echo "ok: two recoveries in job $job, final loss $(final_loss "$run")"
+echo "ok: two recoveries in job $job (next step $(next_step_s "$run" 0) s and $(next_step_s "$run" 1) s after each was found), final loss $(final_loss "$run")"

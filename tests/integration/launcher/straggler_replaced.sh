@@ -56,4 +56,4 @@ expect_eq "$redone" "$(json_field "$run/results.json" "d['phases']['recoveries']
 ((redone <= 1)) || fail "$redone steps redone after a swap at a checkpoint"
 expect_eq "$(json_field "$run/watch/attempt-1/rank1.beat" "d['node']")" "$(node 3)" "node of rank 1 after the swap"
 expect_near "$(final_loss "$run")" "$(reference_final_loss)" 1e-5 "final loss after replacing the straggler vs uninterrupted"
-echo "ok: straggler $(node 2) replaced, final loss $(final_loss "$run")"
+echo "ok: straggler $(node 2) replaced (next step $(next_step_s "$run") s after it was stopped), final loss $(final_loss "$run")"
