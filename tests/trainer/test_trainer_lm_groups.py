@@ -8,7 +8,8 @@ import pytest
 import torch.distributed as dist
 from torch.testing._internal.distributed.fake_pg import FakeStore
 
-from trn_trainer.devices.xla import trn2_ring_halves_mesh
+from trn_trainer.devices.xla import neuronx_distributed_mesh, trn2_ring_halves_mesh
+from trn_trainer.errors import UsageError
 from trn_trainer.parallel.lm_groups import lm_groups
 
 
@@ -35,6 +36,35 @@ def test_half_a_trn2_node_pairs_the_first_and_last_rows_of_its_cores():
 ])
 def test_every_other_shape_keeps_consecutive_ranks(world, tp, local, arch):
     assert trn2_ring_halves_mesh(world, tp, local, arch) is None
+
+
+def test_tp_4_on_trn1_groups_cores_a_quarter_node_apart():
+    # neuronx-distributed v2.28.0 parallel_state: two trn1.32xlarge nodes, 32 cores each.
+    mesh = neuronx_distributed_mesh(64, 4, 32, "trn1")
+    assert mesh[:2] == [[0, 8, 16, 24], [1, 9, 17, 25]]
+    assert mesh[7] == [7, 15, 23, 31] and mesh[8] == [32, 40, 48, 56] and len(mesh) == 16
+    assert neuronx_distributed_mesh(64, 2, 32, "trn1") is None  # consecutive pairs
+    assert neuronx_distributed_mesh(8, 4, 4, "trn1") is None    # one group a node: consecutive
+    # The trn2 half-node order comes through the same call.
+    assert neuronx_distributed_mesh(64, 32, 64, "trn2-lnc2") == trn2_ring_halves_mesh(64, 32, 64, "trn2-lnc2")
+
+
+@pytest.mark.parametrize("world, tp, local, arch, fix", [
+    (128, 8, 64, "trn2-lnc2", "4, 16, 32 or 64"),
+    (128, 16, 128, "trn2-lnc1", "8, 32, 64 or 128"),
+])
+def test_a_degree_neuronx_distributed_does_not_support_on_trn2_is_one_line(world, tp, local, arch, fix):
+    expected = f"--tensor-parallel {tp} on trn2 at logical NeuronCore config .*{fix}"
+    with pytest.raises(UsageError, match=expected):
+        neuronx_distributed_mesh(world, tp, local, arch)
+
+
+def test_the_trn1_tp_4_groups_hold_every_rank_once():
+    mesh = neuronx_distributed_mesh(64, 4, 32, "trn1")
+    tp_rank, dp_rank, tp_ranks, dp_ranks = _groups_of(17, 64, 4, mesh)
+    # Rank 17 is the third of group [1, 9, 17, 25], group number 1.
+    assert (tp_rank, dp_rank, tp_ranks) == (2, 1, [1, 9, 17, 25])
+    assert dp_ranks == list(range(16, 24)) + list(range(48, 56))
 
 
 def _groups_of(rank, world, tp, mesh=None):

@@ -6,6 +6,7 @@
 #include "trn/common/error.hpp"
 #include "trn/plan/command_template.hpp"
 #include "trn/plan/plan.hpp"
+#include "trn/plan/tensor_parallel_groups.hpp"
 
 namespace trn::plan {
 namespace {
@@ -109,6 +110,10 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
       plan.neuron_devices ? cluster.neuron_cores_per_node : profile.cpu_workers_per_node;
 
   const Scale scale = scale_for(profile, plan.nodes, plan.workers_per_node);
+  if (const auto why = unsupported_tensor_parallel(plan.instance_type, plan.workers_per_node,
+                                                   profile.tensor_parallel);
+      plan.neuron_devices && !why.empty())
+    throw Error("profile " + profile.name + ": " + why);
   plan.world_size = scale.world_size;
   plan.tensor_parallel = profile.tensor_parallel;
   plan.pipeline_parallel = profile.pipeline_parallel;

@@ -409,4 +409,23 @@ TEST(Plan, AnIncompleteProfileIsAnError) {
               HasSubstr("bert_tiny.yaml: tensor_parallel must be a whole number >= 1, got 0"));
 }
 
+TEST(TensorParallel, ADegreeNeuronxDistributedHasNoGroupOrderForOnTrn2IsRefused) {
+  Profile llama = bundled("llama2_7b");
+  auto request = plan_test::on(2, 64);  // trn2.48xlarge at logical NeuronCore config 2
+  request.cluster.instance_type = "trn2.48xlarge";
+  llama.tensor_parallel = 8;
+  expect_contains_all(error_of([&] { make_plan(llama, request); }),
+                      {"profile llama2_7b: tensor_parallel 8 on trn2.48xlarge at logical "
+                       "NeuronCore config 2 (64 cores a node)",
+                       "fix: choose tensor_parallel 4, 16, 32 or 64"});
+  llama.tensor_parallel = 16;
+  EXPECT_EQ(make_plan(llama, request).tensor_parallel, 16);
+  request.cluster.neuron_cores_per_node = 128;  // config 1
+  EXPECT_THAT(error_of([&] { make_plan(llama, request); }),
+              HasSubstr("fix: choose tensor_parallel 8, 32, 64 or 128"));
+  request.cluster.instance_type = "trn1.32xlarge";  // trn1: consecutive or tp 4's order
+  request.cluster.neuron_cores_per_node = 32;
+  EXPECT_EQ(make_plan(llama, request).tensor_parallel, 16);
+}
+
 }  // namespace

@@ -6,7 +6,7 @@ import torch
 import torch.distributed as dist
 
 from .. import env_names
-from ..errors import EnvironmentSetupError
+from ..errors import EnvironmentSetupError, UsageError
 from .base import Device
 from .peak_flops import PEAK_BF16_FLOPS
 
@@ -24,6 +24,41 @@ def _neuron_arch():
     if "trn1" in text:
         return "trn1"
     return None
+
+
+# Tensor-parallel degrees neuronx-distributed lists as unsupported on a whole trn2 node, by either
+# of its group orders (parallel_state.get_logic_chosen at v2.28.0), with the degrees it supports.
+UNSUPPORTED_TRN2_TP = {"trn2-lnc1": (16, "8, 32, 64 or 128"), "trn2-lnc2": (8, "4, 16, 32 or 64")}
+
+
+def neuronx_distributed_mesh(world_size, tp_size, local_world_size, arch):
+    """The tensor-parallel groups neuronx-distributed's parallel_state makes where they are not
+    consecutive ranks (trn1 at tp 4; half a trn2 node), None where they are; a UsageError for a
+    degree it does not support on trn2 (docs/hardware.md#torch-xla-groups)."""
+    unsupported = UNSUPPORTED_TRN2_TP.get(arch)
+    if unsupported and tp_size == unsupported[0] and local_world_size == 8 * tp_size:
+        raise UsageError(
+            f"--tensor-parallel {tp_size} on {arch.replace('-lnc', ' at logical NeuronCore config ')}: "
+            "neuronx-distributed has no replica-group order for it (a node's cores form a ring laid "
+            f"out in rows, and groups of {tp_size} consecutive cores are not rings on it); choose "
+            f"{unsupported[1]}")
+    return (trn1_tp4_mesh(world_size, tp_size, local_world_size, arch)
+            or trn2_ring_halves_mesh(world_size, tp_size, local_world_size, arch))
+
+
+def trn1_tp4_mesh(world_size, tp_size, local_world_size, arch):
+    """neuronx-distributed's tp 4 on trn1: each group is four ranks of one node a quarter of the
+    node apart ([0, 8, 16, 24], [1, 9, 17, 25], ... on a 32-core trn1.32xlarge), locally connected
+    cores, not four consecutive ones. None for every other shape."""
+    if arch != "trn1" or tp_size != 4 or local_world_size % 4 or world_size % local_world_size:
+        return None
+    stride = local_world_size // 4
+    if stride == 1:
+        return None
+    mesh = []
+    for first in range(0, world_size, local_world_size):
+        mesh += [[first + place + k * stride for k in range(4)] for place in range(stride)]
+    return mesh
 
 
 def trn2_ring_halves_mesh(world_size, tp_size, local_world_size, arch):
@@ -169,7 +204,7 @@ class XlaDevice(Device):
         return checkpoint(function, *args)
 
     def tensor_parallel_mesh(self, world_size, tp_size):
-        return trn2_ring_halves_mesh(world_size, tp_size, self.env.local_world_size, _neuron_arch())
+        return neuronx_distributed_mesh(world_size, tp_size, self.env.local_world_size, _neuron_arch())
 
     def group_options(self, mesh):
         # torch-xla gives new_group(ranks) alone a mesh of that one group, which XLA refuses in a
