@@ -8,6 +8,7 @@ depends on the order in which meshes are first used. Its gloo rank is the replic
 group, which is the order an all-gather concatenates in.
 """
 
+import torch
 import torch.distributed as dist
 
 _world = None  # (store, timeout) of the "xla" world process group
@@ -59,3 +60,12 @@ def all_gather(tensor, group, ordinal, world_size):
     parts = [carried.new_empty(carried.shape) for _ in group]
     _carrier(group, ordinal, world_size).allgather([parts], [carried]).wait()
     return parts
+
+
+def reduce_scatter(tensor, op, group, ordinal, world_size, dim):
+    """`tensor` reduced over `group`, then this replica's shard of it: the result split along
+    `dim` into one piece per member, the i-th to the group's i-th replica (XLA's reduce-scatter
+    order). Carried as an all-reduce of a copy, then a slice."""
+    reduced = tensor.clone(memory_format=torch.contiguous_format)
+    all_reduce(reduced, op, group, ordinal, world_size)
+    return reduced.chunk(len(group), dim)[group.index(ordinal)].clone()

@@ -73,7 +73,7 @@ class _State:
         self.graphs = 0
         self.all_reduce_calls = 0
         self.mid_graph_syncs = 0
-        self.events = []  # "cut", "all_reduce", "all_gather", "sync", "closures" in order
+        self.events = []  # in order: "cut", "all_reduce", "all_gather", "reduce_scatter", "sync", ...
         self.sync_sites = collections.Counter()  # "file:function" of the code that read
         self.pending = False  # device operations traced since the last cut
         self.traced = []  # what those operations were: (name, argument shapes and dtypes)
@@ -101,10 +101,12 @@ class _State:
         self.traced.append((name, tuple((tuple(t.shape), str(t.dtype)) for t in _tensors(args))))
         self.pending = True
 
-    def collective(self, kind, groups=None, args=()):
-        """A collective traced into the graph (kind: "all_reduce", "all_gather") over `groups`."""
+    def collective(self, kind, groups=None, args=(), detail=""):
+        """A collective traced into the graph (kind: "all_reduce", "all_gather", "reduce_scatter")
+        over `groups`; `detail` names what else makes it another operation of the graph (a
+        reduce-scatter's reduce type, dimension, shard count, scale and layout pinning)."""
         self.events.append(kind)
-        self.trace(f"{kind} {groups}", args)
+        self.trace(f"{kind} {groups}" + (f" {detail}" if detail else ""), args)
 
     def cut(self):
         self.cuts += 1
@@ -158,6 +160,10 @@ class _Watch(torch.overrides.TorchFunctionMode):
             STATE.host_read()
         result = func(*args, **kwargs)
         if func is torch.Tensor.cpu or to_host:
+            if func is torch.Tensor.cpu and getattr(result, _MARK, False):
+                # The double's device is the CPU, where .cpu() returns the tensor itself; the real
+                # one returns a host copy, whose slices trace nothing.
+                result = result.clone()
             return result  # a host copy
         if _from_distributed():
             return result  # torch.distributed's own host bookkeeping (gloo groups)

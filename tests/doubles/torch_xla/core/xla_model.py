@@ -5,8 +5,11 @@ Collectives keep the real signatures and rules: `groups` is a list of replica gr
 XLA checks them (../_replica_groups.py), and a collective reduces or gathers only within the
 caller's group (carried by gloo, ../_gloo_carrier.py). all_reduce is a no-op in a world of one;
 all_gather with pin_layout (the default) is an all-reduce of zero-padded copies;
-collective_broadcast zeroes every replica but the root and all-reduces; rendezvous is device
-collectives between graph cuts, not a host barrier. docs/hardware.md#torch-xla-groups.
+reduce_scatter checks the input's shape as XLA's shape inference does (at the call) and its
+shard count against the group's size as XLA's verifier does when it compiles, and has no
+shortcut in a world of one; collective_broadcast zeroes every replica but the root and
+all-reduces; rendezvous is device collectives between graph cuts, not a host barrier.
+docs/hardware.md#torch-xla-groups.
 """
 
 import os
@@ -140,6 +143,82 @@ def all_gather(value, dim=0, groups=None, output=None, pin_layout=True, channel_
     STATE.collective("all_gather", groups, value)
     parts = _gloo_carrier.all_gather(value, group, runtime.global_ordinal(), runtime.world_size())
     return torch.cat(parts, dim=dim)
+
+
+def _ret_check(where, condition, detail=""):
+    """What XLA's TF_RET_CHECK reports when `condition` (its text) fails in `where`."""
+    return f"RET_CHECK failure ({where}) {condition} {detail}".rstrip()
+
+
+def _reduce_scatter_shape(value, scatter_dim, shard_count):
+    """XLA's ShapeInference::InferReduceScatterShape, which runs when torch-xla makes the node (at
+    the call): the result's shape, or the RuntimeError torch-xla raises for its error status.
+    torch-xla's traced reduce-scatter hands `scatter_dim` over as given (only its SPMD variant
+    makes it canonical), so a negative one fails the first check."""
+    where = "xla/service/shape_inference.cc"
+    if scatter_dim < 0:
+        raise RuntimeError(_ret_check(where, "scatter_dimension >= 0"))
+    if shard_count <= 0:
+        raise RuntimeError(_ret_check(where, "shard_count > 0"))
+    if scatter_dim >= value.dim():
+        raise RuntimeError(_ret_check(where, "scatter_dimension < operand_shape->rank()"))
+    size = value.size(scatter_dim)
+    if size % shard_count:
+        raise RuntimeError(f"ReduceScatter operand scatter dimension size {size} must be dividable by "
+                           f"shard_count {shard_count}.")
+    shape = list(value.shape)
+    shape[scatter_dim] = size // shard_count
+    return torch.Size(shape)
+
+
+def reduce_scatter(reduce_type, input, scale, scatter_dim, shard_count, groups=None, output=None,
+                   pin_layout=True, channel_id=None, use_global_device_ids=None):
+    """The group's reduction of `input`, and of it this replica's shard along `scatter_dim`: the
+    i-th of `shard_count` equal pieces to the group's i-th replica; times `scale` when it is not
+    1 (in the input's type). Into `output` when given (then returned), else a new tensor. No
+    shortcut in a world of one (unlike all_reduce): a collective of one replica is still traced.
+
+    Checked as the real one is: the binding's types, the reduce type and XLA's shape inference
+    at the call (RuntimeError); the replica groups - of one size, naming every replica - and
+    `shard_count` equal to the group's size (or the group of one) by XLA's verifier when the graph
+    compiles, here at the call (ValueError). docs/hardware.md#torch-xla-groups."""
+    if isinstance(input, list) and all(isinstance(v, torch.Tensor) for v in input):
+        raise NotImplementedError("torch_xla TEST DOUBLE: xm.reduce_scatter of a list of tensors (a "
+                                  "coalesced reduce-scatter) is not modelled (trn_trainer does not call it)")
+    if not isinstance(input, torch.Tensor):
+        raise TypeError(f"`input` needs to be a Tensor or a list of Tensors, but given {type(input)}.")
+    if channel_id is not None or use_global_device_ids is not None:
+        raise NotImplementedError("torch_xla TEST DOUBLE: xm.reduce_scatter with channel_id or "
+                                  "use_global_device_ids is not modelled (trn_trainer does not call it)")
+    groups = _replica_groups.parse(groups or [])  # the binding's types,
+    if reduce_type not in _CARRIED_OPS:  # the reduce type,
+        raise RuntimeError(f"Unknown AllReduce type: {reduce_type}")
+    shape = _reduce_scatter_shape(input, scatter_dim, shard_count)  # the node's shape,
+    group = _my_group("reduce-scatter", groups, uniform=True)  # then the verifier's checks
+    if len(group) != 1 and shard_count != len(group):
+        raise ValueError(_ret_check("xla/service/hlo_verifier.cc", "subgroup_size == 1 || shard_count == "
+                                    "subgroup_size", f"shard_count = {shard_count}, subgroup_size = "
+                                    f"{len(group)}, {_replica_groups._text('reduce-scatter', groups)}"))
+    if shard_count != len(group):
+        raise NotImplementedError(f"torch_xla TEST DOUBLE: a reduce-scatter of {shard_count} shards over a "
+                                  "group of one replica is not modelled (trn_trainer does not call it)")
+    if output is not None and (output.shape != shape or output.dtype != input.dtype):
+        raise NotImplementedError(f"torch_xla TEST DOUBLE: xm.reduce_scatter into an output of "
+                                  f"{tuple(output.shape)} {output.dtype} for a result of {tuple(shape)} "
+                                  f"{input.dtype} is not modelled (the real one gives the output the "
+                                  "result's value, shape and type unchecked)")
+    STATE.collective("reduce_scatter", groups, input,
+                     f"{reduce_type} dim={scatter_dim} shards={shard_count} scale={float(scale)} "
+                     f"pin_layout={bool(pin_layout)}")
+    with torch.no_grad():
+        result = _gloo_carrier.reduce_scatter(input.detach(), _CARRIED_OPS[reduce_type], group,
+                                              runtime.global_ordinal(), runtime.world_size(), scatter_dim)
+        if scale != 1.0:
+            result.mul_(torch.tensor(scale, dtype=result.dtype))  # XLA: scale * in the input's type
+        if output is not None:
+            output.copy_(result)
+            return output
+    return result.requires_grad_(input.requires_grad)  # a new leaf, as the binding makes it
 
 
 def collective_broadcast(tensors, root_ordinal=0, groups=None, pin_layout=True):

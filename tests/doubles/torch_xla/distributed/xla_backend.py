@@ -11,7 +11,10 @@ replica). `new_group(ranks)` on the xla backend sets the mesh from the ranks alo
 or one rank (then every rank alone), or - for any other subset - the mesh given in
 `pg_options={"xla_pg_options": {"mesh": [...]}}`, and without it just `[ranks]`: a partial mesh
 that XLA refuses when the graph compiles (../_replica_groups.py). `barrier` does nothing;
-`broadcast` is xm.collective_broadcast. docs/hardware.md#torch-xla-groups.
+`broadcast` is xm.collective_broadcast; `reduce_scatter_tensor` (`_reduce_scatter_base`) and
+`reduce_scatter` are xm.reduce_scatter along dimension 0 with as many shards as the mesh's groups
+have members, `all_gather_into_tensor` (`_allgather_base`) the unpinned xm.all_gather.
+docs/hardware.md#torch-xla-groups.
 """
 
 import datetime
@@ -81,6 +84,56 @@ class ProcessGroupXla(ProcessGroup):
                     outputs[i].copy_(part.reshape(()) if scalar else part)
         return _completed([t for outputs in output_tensors_list for t in outputs])
 
+    def _allgather_base(self, output_tensor, input_tensor, opts):
+        """torch 2.9's all_gather_into_tensor: xm.all_gather (unpinned) over the mesh, copied into
+        the output when it is the gather concatenated or stacked (checked after the gather, as the
+        real one does)."""
+        if input_tensor.dim() == 0:
+            input_tensor = torch.reshape(input_tensor, (1,))
+        result = xm.all_gather(input_tensor, dim=0, groups=self._mesh, pin_layout=False)
+        if result.shape == output_tensor.shape:
+            output_tensor.copy_(result, non_blocking=True)
+            return _completed([output_tensor])
+        stacked = torch.stack(torch.split(result, input_tensor.shape[0], dim=0), dim=0)
+        if stacked.shape == output_tensor.shape:
+            output_tensor.copy_(stacked, non_blocking=True)
+            return _completed([output_tensor])
+        raise ValueError(f"Input shape {input_tensor.shape} and output shape {output_tensor.shape} are not "
+                         "compatible for all_gather_into_tensor. Input must be stacked or concatenated to "
+                         "create output.")
+
+    def _shard_count(self):
+        return len(self._mesh[0]) if self._mesh else self.size()
+
+    def _reduce_scatter_base(self, output_tensor, input_tensor, opts):
+        """torch 2.9's reduce_scatter_tensor: xm.reduce_scatter along dimension 0 over the mesh,
+        as many shards as the mesh's first group has members (the group's size when the mesh is
+        empty), into the output."""
+        xm.reduce_scatter(self._reduce_type(opts.reduceOp), input_tensor, scatter_dim=0,
+                          shard_count=self._shard_count(), scale=1.0, groups=self._mesh, output=output_tensor,
+                          pin_layout=False)
+        return _completed(output_tensor)
+
+    # torch 2.13 (this project's CPU torch) calls these where torch 2.9 - the device's, which
+    # torch-xla 2.9 is made for - calls the two above: the same arguments, the same work.
+    all_gather_single = _allgather_base
+    reduce_scatter_single = _reduce_scatter_base
+
+    def reduce_scatter(self, output_tensors, input_tensors_list, opts):
+        """dist.reduce_scatter: each input list (of one shape) concatenated, then as
+        _reduce_scatter_base."""
+        for input_tensors, output_tensor in zip(input_tensors_list, output_tensors):
+            first_shape = input_tensors[0].shape
+            for i, t in enumerate(input_tensors[1:]):
+                if first_shape != t.shape:
+                    raise ValueError(f"Input {i + 1}'s shape is different from input 0: {t.shape} vs "
+                                     f"{first_shape}")
+            input_tensor = torch.cat(input_tensors)
+            xm.reduce_scatter(self._reduce_type(opts.reduceOp), input_tensor, scatter_dim=0,
+                              shard_count=self._shard_count(), scale=1, groups=self._mesh,
+                              output=output_tensor, pin_layout=False)
+        return _completed(output_tensors)
+
     def broadcast(self, tensors, opts):
         root = tensors[opts.rootTensor]
         source = dist.get_global_rank(self, opts.rootRank)  # xm speaks global ordinals
@@ -91,11 +144,8 @@ class ProcessGroupXla(ProcessGroup):
         return _completed([])  # no collective at all: use xm.rendezvous to wait for the others
 
     allreduce_coalesced = recv_anysource = monitored_barrier = Options = _unsupported
-    _allgather_base = _not_modelled("_allgather_base")
     allgather_coalesced = _not_modelled("allgather_coalesced")
-    reduce_scatter = _not_modelled("reduce_scatter")
     reduce_scatter_coalesced = _not_modelled("reduce_scatter_coalesced")
-    _reduce_scatter_base = _not_modelled("_reduce_scatter_base")
     reduce = _not_modelled("reduce")
     alltoall = _not_modelled("alltoall")
     alltoall_base = _not_modelled("alltoall_base")
