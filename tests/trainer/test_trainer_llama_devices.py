@@ -62,7 +62,7 @@ def test_tensor_parallel_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_pa
 @pytest.mark.parametrize("tp", [2, 4])
 def test_tensor_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_path, tp):
     """8 per-core ranks: 8/tp tensor-parallel groups ([0, 1], [2, 3], ... at tp 2) and tp
-    data-parallel ones ([0, 2, 4, 6], [1, 3, 5, 7]; ZeRO-1 broadcasting over them): every
+    data-parallel ones ([0, 2, 4, 6], [1, 3, 5, 7]; ZeRO-1 over them): every
     collective stays within its group - a sum over the world or another group would change the
     losses - and every group has the mesh that torch-xla needs from new_group, which the double
     refuses when partial."""
@@ -86,10 +86,14 @@ def test_tensor_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, cp
         # The last step checkpoints (ZeRO-1's state included) without a graph of its own, and
         # the final barrier waits on the host: nothing runs after the steps' graphs.
         assert len(counts["graph_sequence"]) == STEPS * (accumulation + 1), counts["graph_sequence"]
-        digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1][:-1]))
-    # Every rank traced the same micro-step graphs, replica groups included (a rank that knew
-    # only its own group's would compile another). The optimizer step's graph differs between
-    # data-parallel ranks: torch's ZeRO-1 steps each rank's own parameters (issue 30, item 4).
+        digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1]))
+        # ZeRO-1 a step: one reduce-scatter of the gradients and one all-gather of the values,
+        # not an all-reduce and a broadcast per parameter.
+        events = counts["events"]
+        assert events.count("reduce_scatter") == STEPS and events.count("all_gather") == STEPS, events
+    # Every rank traced the same graphs, replica groups included (a rank that knew only its own
+    # group's would compile another), the optimizer step's too: ZeRO-1's part is the same size on
+    # every rank and what differs (its masks and place) is data.
     assert len(digests) == 1, digests
 
 

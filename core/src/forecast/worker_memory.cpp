@@ -37,7 +37,9 @@ WorkerMemory worker_memory(const ModelShape& shape, const WorkerMemoryInputs& in
   WorkerMemory memory;
   memory.weights = params * (model_bytes + (inputs.bf16 ? 4 : 0));
   memory.gradients = params * model_bytes;
-  memory.optimizer = params * 8 / (inputs.zero1 ? dp : 1);
+  // ZeRO-1 keeps the moments and an fp32 copy of the values of a 1/dp part (trainer/trn_trainer/
+  // parallel/zero1.py); without it, the moments of every parameter.
+  memory.optimizer = inputs.zero1 ? params * 12 / dp : params * 8;
   memory.step_copy = params * 4;
   const auto s = static_cast<double>(inputs.seq_len);
   const auto b = static_cast<double>(inputs.micro_batch);

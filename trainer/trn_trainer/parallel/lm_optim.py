@@ -7,22 +7,18 @@ import torch
 import torch.distributed as dist
 
 from .llama_shards import split_dim
+from .zero1 import Zero1AdamW
 
 
 def build_optimizer(named_params, args, groups):
     """AdamW over `named_params` (the model's, or their fp32 master copies), no weight decay on
-    the norms; a ZeroRedundancyOptimizer with --zero1 and more than one data-parallel rank."""
+    the norms; sharded over the data-parallel group (parallel/zero1.py) with --zero1 and more
+    than one data-parallel rank."""
     decay = [p for n, p in named_params if not n.endswith("norm.weight")]
     no_decay = [p for n, p in named_params if n.endswith("norm.weight")]
     options = dict(lr=args.lr, betas=(0.9, 0.95), eps=1e-8)
     if args.zero1 and groups.dp_size > 1:
-        from torch.distributed.optim import ZeroRedundancyOptimizer
-
-        optimizer = ZeroRedundancyOptimizer(decay, optimizer_class=torch.optim.AdamW,
-                                            process_group=groups.dp_group,
-                                            weight_decay=args.weight_decay, **options)
-        optimizer.add_param_group({"params": no_decay, "weight_decay": 0.0})
-        return optimizer
+        return Zero1AdamW(named_params, weight_decay=args.weight_decay, groups=groups, **options)
     return torch.optim.AdamW([{"params": decay, "weight_decay": args.weight_decay},
                               {"params": no_decay, "weight_decay": 0.0}], **options)
 

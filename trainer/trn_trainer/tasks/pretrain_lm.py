@@ -5,8 +5,9 @@ The world is tp x dp ranks (parallel/lm_groups.py). Every tensor-parallel degree
 full weights (LlamaForCausalLM.init_parameters), so the same global batch gives the same
 losses at any tp and dp, as the BERT trainer's world-size invariance does. The gradients are
 averaged over the data-parallel group and clipped by their global norm (the tensor-parallel
-shards' squares summed over the group, the norms' counted once). With --zero1 the AdamW state is
-sharded over the data-parallel group (torch's ZeroRedundancyOptimizer).
+shards' squares summed over the group, the norms' counted once). With --zero1 the AdamW state and
+fp32 master values are sharded over the data-parallel group (parallel/zero1.py: a reduce-scatter
+and an all-gather a step).
 """
 
 import json
@@ -27,6 +28,7 @@ from ..models.llama_config import llama_config, llama_flops_per_token, llama_par
 from ..parallel.llama_shards import split_dim
 from ..parallel.lm_groups import lm_groups
 from ..parallel.lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
+from ..parallel.zero1 import Zero1AdamW
 from ..tensorboard_events import run_events
 from ..training.host_memory import check_fits
 from ..training.master_weights import TrainedWeights
@@ -148,8 +150,12 @@ def _train(args, env, heartbeat):
             loss.backward()
             loss_sum = loss.detach().float() if loss_sum is None else loss_sum + loss.detach().float()
         named = list(weights.model.named_parameters())
-        average_over_data_parallel([p.grad for _, p in named] + [loss_sum], groups)
-        norm = clip_gradients(named, weights.model.tp, args.grad_clip)
+        if isinstance(optimizer, Zero1AdamW):  # one reduce-scatter into this rank's part
+            average_over_data_parallel([loss_sum], groups)
+            norm = optimizer.reduce_gradients([p.grad for _, p in named], weights.model.tp, args.grad_clip)
+        else:
+            average_over_data_parallel([p.grad for _, p in named] + [loss_sum], groups)
+            norm = clip_gradients(named, weights.model.tp, args.grad_clip)
         lr = schedule.apply(optimizer, step)
         saves.fence()
         weights.optimizer_step(optimizer)

@@ -58,7 +58,7 @@ class LmSaves:
         return state
 
     def restore_optimizer(self, optimizer, state):
-        if self.zero1:  # this rank's partition, into ZeroRedundancyOptimizer's local optimizer
+        if self.zero1:  # this rank's partition (parallel/zero1.py keeps it as ZeroRedundancyOptimizer did)
             optimizer.optim.load_state_dict(state[llama_state.ZERO1_PARTITION])
         else:
             optimizer.load_state_dict(state["optimizer"])

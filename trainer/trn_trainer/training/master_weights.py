@@ -20,8 +20,9 @@ class MasterWeights:
 
     def step(self, optimizer):
         """The optimizer step on the fp32 copies with the model's (reduced) gradients."""
-        for p, m in zip(self.model_params, self.master):
-            m.grad = None if p.grad is None else p.grad.float()
+        if getattr(optimizer, "takes_param_grads", True):  # ZeRO-1 reads the model's itself
+            for p, m in zip(self.model_params, self.master):
+                m.grad = None if p.grad is None else p.grad.float()
         optimizer.step()
         with torch.no_grad():
             for p, m in zip(self.model_params, self.master):
