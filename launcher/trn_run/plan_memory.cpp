@@ -38,6 +38,7 @@ std::optional<PlanMemory> plan_memory(const plan::Plan& plan) {
   PlanMemory result;
   result.device_bytes = *device;
   result.selective_recompute = option_value(words, "--activation-checkpointing") == "selective";
+  result.sequence_parallel = has_word(words, "--sequence-parallel") && plan.tensor_parallel > 1;
   result.memory =
       forecast::worker_memory(*shape, {.tensor_parallel = plan.tensor_parallel,
                                        .pipeline_parallel = plan.pipeline_parallel,
@@ -46,7 +47,8 @@ std::optional<PlanMemory> plan_memory(const plan::Plan& plan) {
                                        .seq_len = *plan.seq_len,
                                        .zero1 = has_word(words, "--zero1"),
                                        .bf16 = option_value(words, "--dtype") != "fp32",
-                                       .selective_recompute = result.selective_recompute});
+                                       .selective_recompute = result.selective_recompute,
+                                       .sequence_parallel = result.sequence_parallel});
   return result;
 }
 
@@ -55,28 +57,39 @@ std::string plan_memory_line(const PlanMemory& plan) {
   return "memory/worker     about " + gib(m.peak()) + " GiB of " + gib(plan.device_bytes) +
          " GiB (weights " + gib(m.weights) + ", gradients " + gib(m.gradients) + ", optimizer " +
          gib(m.optimizer) + ", activations " + gib(m.activations) +
-         (plan.selective_recompute ? " with selective recomputation" : "") + ")\n";
+         (plan.selective_recompute ? " with selective recomputation" : "") +
+         (plan.sequence_parallel
+              ? (plan.selective_recompute ? " and" : " with") + std::string(" sequence parallelism")
+              : "") +
+         ")\n";
 }
 
 nlohmann::json plan_memory_json(const PlanMemory& plan) {
   const auto& m = plan.memory;
-  return {{"peak_bytes", m.peak()},         {"device_bytes", plan.device_bytes},
-          {"weights_bytes", m.weights},     {"gradients_bytes", m.gradients},
-          {"optimizer_bytes", m.optimizer}, {"activations_bytes", m.activations},
-          {"step_copy_bytes", m.step_copy}, {"selective_recompute", plan.selective_recompute}};
+  return {{"peak_bytes", m.peak()},
+          {"device_bytes", plan.device_bytes},
+          {"weights_bytes", m.weights},
+          {"gradients_bytes", m.gradients},
+          {"optimizer_bytes", m.optimizer},
+          {"activations_bytes", m.activations},
+          {"step_copy_bytes", m.step_copy},
+          {"selective_recompute", plan.selective_recompute},
+          {"sequence_parallel", plan.sequence_parallel}};
 }
 
 void check_plan_memory(const plan::Plan& plan) {
   const auto estimate = plan_memory(plan);
   if (!estimate || estimate->memory.peak() <= estimate->device_bytes) return;
   const auto& m = estimate->memory;
+  const auto raise_tp =
+      "raise tensor_parallel (--set tensor_parallel=" + std::to_string(plan.tensor_parallel * 2) +
+      ")";
   const std::string fix =
-      estimate->selective_recompute
-          ? "raise tensor_parallel (--set tensor_parallel=" +
-                std::to_string(plan.tensor_parallel * 2) + ") or lower micro_batch or seq_len"
-          : "add --activation-checkpointing selective to the profile's command, or raise "
-            "tensor_parallel (--set tensor_parallel=" +
-                std::to_string(plan.tensor_parallel * 2) + ")";
+      !estimate->selective_recompute
+          ? "add --activation-checkpointing selective to the profile's command, or " + raise_tp
+      : !estimate->sequence_parallel && plan.tensor_parallel > 1
+          ? "add --sequence-parallel to the profile's command, or " + raise_tp
+          : raise_tp + " or lower micro_batch or seq_len";
   throw Error("profile " + plan.profile + ": each worker would need about " + gib(m.peak()) +
               " GiB (activations " + gib(m.activations) + ", weights " + gib(m.weights) +
               ", gradients " + gib(m.gradients) + ", optimizer " + gib(m.optimizer) +

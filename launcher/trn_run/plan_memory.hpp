@@ -14,6 +14,7 @@ struct PlanMemory {
   forecast::WorkerMemory memory;
   double device_bytes = 0;
   bool selective_recompute = false;
+  bool sequence_parallel = false;
 };
 
 // The estimate where it applies: the bundled trainer (its command runs trn_trainer), a model

@@ -97,6 +97,30 @@ def test_tensor_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, cp
     assert len(digests) == 1, digests
 
 
+def test_sequence_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, cpu_losses, tmp_path):
+    """tp 2 with --sequence-parallel: every block's all-gather and reduce-scatter along the
+    sequence stay within their tensor-parallel group (the double refuses a partial mesh), give
+    the CPU losses, and every rank traces the same graphs, every step after the first."""
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = tmp_path / "xla"
+    results = start_per_core(8, lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32",
+                                        "--tensor-parallel", "2", "--sequence-parallel"),
+                             lambda rank, **dist_vars: xla_double_env(stats, **dist_vars))
+    for proc, stdout, stderr in results:
+        assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    losses = [m["loss"] for m in read_metrics(out)]
+    assert max(abs(a - b) for a, b in zip(losses, cpu_losses)) < 1e-4, (losses, cpu_losses)
+    accumulation, digests = 8 // (2 * 4), set()
+    for ordinal in range(8):
+        counts = json.load(open(stats / f"{ordinal}.json"))
+        assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
+        runs = graphs_of_each_step(counts, STEPS, accumulation + 1)
+        digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1]))
+        assert counts["events"].count("reduce_scatter") > 0 and counts["events"].count("all_gather") > 0
+    assert len(digests) == 1, digests
+
+
 def test_bf16_trains_a_bf16_model_with_fp32_master_weights(lm_data, cpu_losses, tmp_path):
     import torch
 

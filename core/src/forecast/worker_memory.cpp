@@ -45,8 +45,11 @@ WorkerMemory worker_memory(const ModelShape& shape, const WorkerMemoryInputs& in
   const auto b = static_cast<double>(inputs.micro_batch);
   const auto h = static_cast<double>(shape.hidden);
   const auto a = static_cast<double>(shape.heads);
-  const double per_layer =
-      s * b * h * (10 + 24 / t + (inputs.selective_recompute ? 0 : 5 * a * s / (h * t)));
+  // Korthikanti et al. (2022), sections 4 and 5: with sequence parallelism the 10 s b h bytes of
+  // the norms and residuals are split too, 34 / t in all.
+  const double per_layer = s * b * h *
+                           ((inputs.sequence_parallel ? 34 / t : 10 + 24 / t) +
+                            (inputs.selective_recompute ? 0 : 5 * a * s / (h * t)));
   const double logits = 4 * s * b * static_cast<double>(shape.vocab) / t;
   memory.activations = per_layer * static_cast<double>(shape.layers) / pp + logits;
   return memory;

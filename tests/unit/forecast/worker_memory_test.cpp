@@ -27,6 +27,13 @@ TEST(WorkerMemory, ActivationsFollowKorthikantisFormula) {
   // 10 + 24/8 + 5 * 32 * 4096 / (4096 * 8) = 33 per layer; 13 with selective recomputation.
   EXPECT_DOUBLE_EQ(worker_memory(shape, seven_b(false)).activations, 33 * sbh * 32 + logits);
   EXPECT_DOUBLE_EQ(worker_memory(shape, seven_b(true)).activations, 13 * sbh * 32 + logits);
+  // Sequence parallelism splits the norms' and residuals' 10 too: 34/8 with selective
+  // recomputation, 34/8 + 20 without.
+  auto split = seven_b(true);
+  split.sequence_parallel = true;
+  EXPECT_DOUBLE_EQ(worker_memory(shape, split).activations, 34.0 / 8 * sbh * 32 + logits);
+  split.selective_recompute = false;
+  EXPECT_DOUBLE_EQ(worker_memory(shape, split).activations, (34.0 / 8 + 20) * sbh * 32 + logits);
 }
 
 TEST(WorkerMemory, StateFollowsTheBf16RecipeAndZero1) {

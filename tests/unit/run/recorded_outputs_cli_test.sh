@@ -64,7 +64,7 @@ check sweep-bert_pretrain "$bin/trn-run" bert_pretrain --plan --nodes 16 --sweep
 check sweep-json-llama2_7b "$bin/trn-run" llama2_7b --plan --nodes 4 --sweep 1,2,4,8 --json
 check compile-plan-bert_tiny "$bin/trn-compile" bert_tiny --plan --nodes 2
 # A plan whose workers would not fit their device memory: one line naming the fix, exit 2.
-check plan-llama2_7b-over-device-memory "$bin/trn-run" llama2_7b --plan --nodes 4 --set seq_len=16384
+check plan-llama2_7b-over-device-memory "$bin/trn-run" llama2_7b --plan --nodes 4 --set seq_len=32768
 
 [[ $record == --record ]] && { echo "recorded into $recorded"; exit 0; }
 [[ $failures -eq 0 ]] || { echo "$failures output(s) differ from their recordings" >&2; exit 1; }

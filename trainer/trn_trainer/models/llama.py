@@ -15,7 +15,8 @@ import torch.nn.functional as F
 
 from ..parallel.llama_shards import split_dim
 from ..parallel.tensor_parallel import (ColumnParallelLinear, RowParallelLinear, TensorParallel,
-                                        VocabParallelEmbedding, copy_to, vocab_parallel_cross_entropy)
+                                        VocabParallelEmbedding, gather_from_sequence, into_block,
+                                        vocab_parallel_cross_entropy)
 
 _HAS_SDPA = hasattr(F, "scaled_dot_product_attention")
 
@@ -70,9 +71,10 @@ class LlamaAttention(nn.Module):
     runs it again in the backward (Korthikanti et al., "Reducing Activation Recomputation in
     Large Transformer Models", 2022; docs/llama.md#memory)."""
 
-    def __init__(self, config, tp, recompute=None):
+    def __init__(self, config, tp, recompute=None, sequence_parallel=False):
         super().__init__()
         self.recompute = recompute
+        self.sequence_parallel = sequence_parallel
         c = config
         self.heads = c.num_attention_heads // tp.size  # this rank's query heads
         self.kv_heads = c.num_key_value_heads // tp.size
@@ -83,8 +85,9 @@ class LlamaAttention(nn.Module):
         self.o_proj = RowParallelLinear(c.num_attention_heads * c.head_dim, c.hidden_size, tp)
 
     def forward(self, x, cos, sin):
+        # One gradient all-reduce (or reduce-scatter) for q, k and v.
+        x = into_block(x, self.q_proj.tp, self.sequence_parallel)
         b, s, _ = x.shape
-        x = copy_to(x, self.q_proj.tp)  # one gradient all-reduce for q, k and v
         q = self.q_proj(x, copied=True).view(b, s, self.heads, self.head_dim).transpose(1, 2)
         k = self.k_proj(x, copied=True).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
         v = self.v_proj(x, copied=True).view(b, s, self.kv_heads, self.head_dim).transpose(1, 2)
@@ -93,27 +96,30 @@ class LlamaAttention(nn.Module):
             k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
             v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
         out = self.recompute(core_attention, q, k, v) if self.recompute else core_attention(q, k, v)
-        return self.o_proj(out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim))
+        return self.o_proj(out.transpose(1, 2).reshape(b, s, self.heads * self.head_dim),
+                           self.sequence_parallel)
 
 
 class LlamaMLP(nn.Module):
-    def __init__(self, config, tp):
+    def __init__(self, config, tp, sequence_parallel=False):
         super().__init__()
+        self.sequence_parallel = sequence_parallel
         c = config
         self.gate_proj = ColumnParallelLinear(c.hidden_size, c.intermediate_size, tp)
         self.up_proj = ColumnParallelLinear(c.hidden_size, c.intermediate_size, tp)
         self.down_proj = RowParallelLinear(c.intermediate_size, c.hidden_size, tp)
 
     def forward(self, x):
-        x = copy_to(x, self.gate_proj.tp)  # one gradient all-reduce for gate and up
-        return self.down_proj(F.silu(self.gate_proj(x, copied=True)) * self.up_proj(x, copied=True))
+        x = into_block(x, self.gate_proj.tp, self.sequence_parallel)  # one for gate and up
+        return self.down_proj(F.silu(self.gate_proj(x, copied=True)) * self.up_proj(x, copied=True),
+                              self.sequence_parallel)
 
 
 class LlamaDecoderLayer(nn.Module):
-    def __init__(self, config, tp, recompute=None):
+    def __init__(self, config, tp, recompute=None, sequence_parallel=False):
         super().__init__()
-        self.self_attn = LlamaAttention(config, tp, recompute)
-        self.mlp = LlamaMLP(config, tp)
+        self.self_attn = LlamaAttention(config, tp, recompute, sequence_parallel)
+        self.mlp = LlamaMLP(config, tp, sequence_parallel)
         self.input_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
         self.post_attention_layernorm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
 
@@ -123,23 +129,26 @@ class LlamaDecoderLayer(nn.Module):
 
 
 class LlamaModel(nn.Module):
-    def __init__(self, config, tp, recompute=None):
+    def __init__(self, config, tp, recompute=None, sequence_parallel=False):
         super().__init__()
         self.embed_tokens = VocabParallelEmbedding(config.vocab_size, config.hidden_size, tp)
-        self.layers = nn.ModuleList(LlamaDecoderLayer(config, tp, recompute)
+        self.layers = nn.ModuleList(LlamaDecoderLayer(config, tp, recompute, sequence_parallel)
                                     for _ in range(config.num_hidden_layers))
         self.norm = LlamaRMSNorm(config.hidden_size, config.rms_norm_eps)
 
 
 class LlamaForCausalLM(nn.Module):
     """forward(input_ids, labels) -> mean next-token cross-entropy over labels != -100; labels
-    are the input ids (shifted inside, as Hugging Face does). recompute: LlamaAttention's."""
+    are the input ids (shifted inside, as Hugging Face does). recompute: LlamaAttention's.
+    sequence_parallel: the residual stream and the norms split along the sequence between
+    blocks (parallel/tensor_parallel.py; the sequence length must split over tp)."""
 
-    def __init__(self, config, tp=None, seed=0, recompute=None):
+    def __init__(self, config, tp=None, seed=0, recompute=None, sequence_parallel=False):
         super().__init__()
         self.tp = tp or TensorParallel()
         self.config = config.check(self.tp.size)
-        self.model = LlamaModel(config, self.tp, recompute)
+        self.sequence_parallel = sequence_parallel and self.tp.size > 1
+        self.model = LlamaModel(config, self.tp, recompute, self.sequence_parallel)
         self.lm_head = ColumnParallelLinear(config.hidden_size, config.vocab_size, self.tp)
         self.init_parameters(seed)
 
@@ -162,11 +171,17 @@ class LlamaForCausalLM(nn.Module):
 
     def logits(self, input_ids):
         """This rank's slice of the vocabulary's logits [batch, seq, vocab / tp]."""
-        x = self.model.embed_tokens(input_ids)
+        if self.sequence_parallel and input_ids.shape[1] % self.tp.size:
+            raise ValueError(f"sequence length {input_ids.shape[1]} does not split over tensor "
+                             f"parallel {self.tp.size}")
+        x = self.model.embed_tokens(input_ids, self.sequence_parallel)
         cos, sin = rotary_tables(self.config, input_ids.shape[1], input_ids.device)
         for layer in self.model.layers:
             x = layer(x, cos, sin)
-        return self.lm_head(self.model.norm(x))
+        x = self.model.norm(x)
+        if self.sequence_parallel:  # the head's input whole; its gradient reduce-scattered back
+            return self.lm_head(gather_from_sequence(x, self.tp), copied=True)
+        return self.lm_head(x)
 
     def forward(self, input_ids, labels):
         logits = self.logits(input_ids)[:, :-1]

@@ -9,6 +9,15 @@ backward: identity). The vocabulary is split across ranks too: the embedding loo
 its own rows, and the cross-entropy works on the rank's slice of the logits, so the full
 vocabulary's logits are never gathered.
 
+Sequence parallelism (Korthikanti et al., 2022; neuronx-distributed's sequence_parallel_enabled)
+splits the rest of a layer - the norms and the residual stream - along the sequence: between
+blocks each rank holds [batch, seq/tp, hidden]. A block then starts with `gather_from_sequence`
+(forward: all-gather along the sequence; backward: reduce-scatter, which also sums the ranks'
+gradients, as copy_to did) and ends with `reduce_scatter_to_sequence` (forward: reduce-scatter
+instead of the all-reduce; backward: all-gather): the same bytes as the two all-reduces, and the
+norms' and residuals' activations divided by tp. A norm's weight then sees only the rank's
+slice of the sequence, so its gradient is summed over the group (`sum_sequence_parallel_gradients`).
+
 With one rank every operator is the identity, so tp 1 runs the plain model.
 """
 
@@ -18,6 +27,8 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+
+from .collectives import all_gather, reduce_scatter
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,6 +50,20 @@ class TensorParallel:
             raise ValueError(f"dimension {dim} of size {tensor.shape[dim]} does not split into "
                              f"{self.size} equal tensor-parallel slices")
         return tensor.chunk(self.size, dim=dim)[self.rank].contiguous()
+
+    def gather_sequence(self, x):
+        """Every rank's [batch, seq/tp, ...] concatenated along the sequence, in rank order."""
+        part = x.transpose(0, 1).contiguous()  # the collectives work along dimension 0
+        whole = part.new_empty((part.shape[0] * self.size,) + tuple(part.shape[1:]))
+        all_gather(whole, part, self.group)
+        return whole.transpose(0, 1)
+
+    def reduce_scatter_sequence(self, x):
+        """This rank's slice [batch, seq/tp, ...] of the sum of x [batch, seq, ...] over the group."""
+        whole = x.transpose(0, 1).contiguous()
+        part = whole.new_empty((whole.shape[0] // self.size,) + tuple(whole.shape[1:]))
+        reduce_scatter(part, whole, self.group)
+        return part.transpose(0, 1)
 
     def gather(self, tensor, dim):
         """The slices of every rank, concatenated along `dim` (no gradient)."""
@@ -70,12 +95,67 @@ class _ReduceFrom(torch.autograd.Function):
         return grad, None
 
 
+class _GatherFromSequence(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, tp):
+        ctx.tp = tp
+        return tp.gather_sequence(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.tp.reduce_scatter_sequence(grad), None
+
+
+class _ReduceScatterToSequence(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, tp):
+        ctx.tp = tp
+        return tp.reduce_scatter_sequence(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx.tp.gather_sequence(grad), None
+
+
 def copy_to(x, tp):
     return x if tp.size == 1 else _CopyTo.apply(x, tp)
 
 
 def reduce_from(x, tp):
     return x if tp.size == 1 else _ReduceFrom.apply(x, tp)
+
+
+def gather_from_sequence(x, tp):
+    return x if tp.size == 1 else _GatherFromSequence.apply(x, tp)
+
+
+def reduce_scatter_to_sequence(x, tp):
+    return x if tp.size == 1 else _ReduceScatterToSequence.apply(x, tp)
+
+
+def into_block(x, tp, sequence_parallel):
+    """A block's input, replicated over the group: gathered from the sequence slices, or (its
+    gradient all-reduced) as it is."""
+    return gather_from_sequence(x, tp) if sequence_parallel else copy_to(x, tp)
+
+
+def out_of_block(x, tp, sequence_parallel):
+    """A block's partial output summed over the group: into this rank's sequence slice, or whole."""
+    return reduce_scatter_to_sequence(x, tp) if sequence_parallel else reduce_from(x, tp)
+
+
+def sum_sequence_parallel_gradients(grads, tp):
+    """Under sequence parallelism, `grads` - of the parameters no rank splits (the norms'), each
+    computed from the rank's sequence slice - summed over the group in place: one all-reduce."""
+    grads = [g for g in grads if g is not None]
+    if tp.size == 1 or not grads:
+        return
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    tp.all_reduce(flat)
+    offset = 0
+    for g in grads:
+        g.copy_(flat[offset:offset + g.numel()].view_as(g))
+        offset += g.numel()
 
 
 def _split_features(features, what, tp):
@@ -108,8 +188,8 @@ class RowParallelLinear(nn.Module):
         self.tp = tp
         self.weight = nn.Parameter(torch.empty(out_features, _split_features(in_features, "input", tp)))
 
-    def forward(self, x):
-        return reduce_from(F.linear(x, self.weight), self.tp)
+    def forward(self, x, sequence_parallel=False):
+        return out_of_block(F.linear(x, self.weight), self.tp, sequence_parallel)
 
 
 class VocabParallelEmbedding(nn.Module):
@@ -125,13 +205,13 @@ class VocabParallelEmbedding(nn.Module):
         self.first = tp.rank * self.rows
         self.weight = nn.Parameter(torch.empty(self.rows, hidden_size))
 
-    def forward(self, ids):
+    def forward(self, ids, sequence_parallel=False):
         if self.tp.size == 1:
             return F.embedding(ids, self.weight)
         local = ids - self.first
         outside = (local < 0) | (local >= self.rows)
         vectors = F.embedding(local.masked_fill(outside, 0), self.weight)
-        return reduce_from(vectors.masked_fill(outside.unsqueeze(-1), 0.0), self.tp)
+        return out_of_block(vectors.masked_fill(outside.unsqueeze(-1), 0.0), self.tp, sequence_parallel)
 
 
 class _VocabParallelCrossEntropy(torch.autograd.Function):

@@ -22,6 +22,7 @@ collectives a step.
 import torch
 import torch.distributed as dist
 
+from .collectives import all_gather, reduce_scatter
 from .llama_shards import split_dim
 
 
@@ -35,16 +36,6 @@ def partition(params_by_group, dp_size):
             owned[rank][g].append(p)
             sizes[rank] += p.numel()
     return owned
-
-
-def _reduce_scatter(output, flat, group):
-    fn = getattr(dist, "reduce_scatter_single", None) or dist.reduce_scatter_tensor
-    fn(output, flat, group=group)
-
-
-def _all_gather(output, part, group):
-    fn = getattr(dist, "all_gather_single", None) or dist.all_gather_into_tensor
-    fn(output, part, group=group)
 
 
 class _OwnedState:
@@ -188,7 +179,7 @@ class Zero1AdamW:
             self._part_current = True
         flat = self._flat(grads)
         part = torch.empty(self.part_size, dtype=torch.float32, device=flat.device)
-        _reduce_scatter(part, flat, self.groups.dp_group)
+        reduce_scatter(part, flat, self.groups.dp_group)
         part.div_(self.groups.dp_size)
         squares = part * part
         sums = torch.stack([(squares * self.sharded_mask).sum(), (squares * (1 - self.sharded_mask)).sum()])
@@ -209,7 +200,7 @@ class Zero1AdamW:
             self.part.mul_(1.0 - lr * self.weight_decay * self.decay_mask)
         self.adam.step()
         whole = self._buffer
-        _all_gather(whole, self.part.detach(), self.groups.dp_group)
+        all_gather(whole, self.part.detach(), self.groups.dp_group)
         for p, rank, at in self.order:
             start = rank * self.part_size + at
             p.copy_(whole[start:start + p.numel()].view_as(p))

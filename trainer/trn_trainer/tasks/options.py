@@ -168,6 +168,10 @@ def add_pretrain_lm(sub):
     p.add_argument("--activation-checkpointing", choices=("none", "selective"), default="none",
                    help="selective: keep the core attention's inputs, not its seq^2 activations, and "
                    "recompute it in the backward (the same losses, less device memory)")
+    p.add_argument("--sequence-parallel", action="store_true",
+                   help="split the norms' and residuals' activations along the sequence over the "
+                   "tensor-parallel group (the same losses, less device memory; the sequence length "
+                   "must be a multiple of --tensor-parallel)")
     p.add_argument("--micro-batch", type=int, default=1, help="samples per rank per micro-step")
     p.add_argument("--global-batch", type=int, required=True, help="samples per optimizer step")
     p.add_argument("--steps", type=int, required=True, help="optimizer steps")

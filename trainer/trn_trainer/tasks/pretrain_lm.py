@@ -28,6 +28,7 @@ from ..models.llama_config import llama_config, llama_flops_per_token, llama_par
 from ..parallel.llama_shards import split_dim
 from ..parallel.lm_groups import lm_groups
 from ..parallel.lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
+from ..parallel.tensor_parallel import sum_sequence_parallel_gradients
 from ..parallel.zero1 import Zero1AdamW
 from ..tensorboard_events import run_events
 from ..training.host_memory import check_fits
@@ -96,6 +97,10 @@ def _train(args, env, heartbeat):
         raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
                          f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
     config = llama_config(args.model, vocab_size).check(args.tensor_parallel)
+    if args.sequence_parallel and data.seq_len % args.tensor_parallel:
+        raise UsageError(f"--sequence-parallel: the sequence length {data.seq_len} of --data {args.data} "
+                         f"does not split over --tensor-parallel {args.tensor_parallel}; prepare the data "
+                         "with a multiple of it (prepare-lm --seq-len), or leave --sequence-parallel out")
     if device.kind == "cpu":
         # fp32 weights and gradients and AdamW's two moments: 16 bytes a parameter, split by
         # tensor parallel, for each process on this machine.
@@ -104,8 +109,8 @@ def _train(args, env, heartbeat):
                    f"({env.local_world_size} process(es) here, tensor parallel {args.tensor_parallel})",
                    "choose a smaller --model, or train it on Trainium or GPUs")
     recompute = device.checkpoint if args.activation_checkpointing == "selective" else None
-    weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(config, groups.tp, seed=args.seed,
-                                                                   recompute=recompute)))
+    weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(
+        config, groups.tp, seed=args.seed, recompute=recompute, sequence_parallel=args.sequence_parallel)))
     forward = _compiled(weights.model, device) if args.compile else weights.model
     optimizer = build_optimizer(weights.stepped, args, groups)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
@@ -150,6 +155,9 @@ def _train(args, env, heartbeat):
             loss.backward()
             loss_sum = loss.detach().float() if loss_sum is None else loss_sum + loss.detach().float()
         named = list(weights.model.named_parameters())
+        if weights.model.sequence_parallel:  # the norms saw only this rank's slice of the sequence
+            sum_sequence_parallel_gradients([p.grad for n, p in named if split_dim(n) is None],
+                                            weights.model.tp)
         if isinstance(optimizer, Zero1AdamW):  # one reduce-scatter into this rank's part
             average_over_data_parallel([loss_sum], groups)
             norm = optimizer.reduce_gradients([p.grad for _, p in named], weights.model.tp, args.grad_clip)

@@ -21,6 +21,8 @@ struct WorkerMemoryInputs {
   bool bf16 = true;
   // Selective activation checkpointing: the core attention recomputed in the backward.
   bool selective_recompute = false;
+  // Sequence parallelism: the norms' and residuals' activations split over tensor parallel.
+  bool sequence_parallel = false;
 };
 
 // Bytes one worker holds, by what holds them (the model's share of the worker: 1 / (tp x pp) of
