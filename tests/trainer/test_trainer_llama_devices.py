@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from trainer_testlib import graphs_of_each_step, read_metrics, run_cli, start_per_core, xla_double_env
+from trainer_testlib import (graphs_of_each_step, read_metrics, run_cli, start_per_core, torchrun,
+                             xla_double_env)
 from trn_trainer.checkpoint import llama_state
 from trn_trainer.checkpoint.tiers import Tiers
 from trn_trainer.models.llama_config import llama_config
@@ -118,6 +119,39 @@ def test_sequence_parallel_in_a_world_of_8_on_xla_gives_the_cpu_losses(lm_data, 
         runs = graphs_of_each_step(counts, STEPS, accumulation + 1)
         digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1]))
         assert counts["events"].count("reduce_scatter") > 0 and counts["events"].count("all_gather") > 0
+    assert len(digests) == 1, digests
+
+
+@pytest.mark.parametrize("tp, launch", [(1, "per-core"), (8, "per-core"), (2, "torchrun")])
+def test_a_world_of_8_forms_on_xla_at_tp_1_2_and_8(lm_data, tmp_path, tp, launch):
+    """8 ranks form one world on the double, started as spank_trn's per-core tasks or as
+    torchrun's workers (whose world torch-xla's xla:// handler makes), at tp 1 (dp 8, ZeRO-1),
+    tp 2 and tp 8 (one group): the losses are one CPU process's, and every rank traces the same
+    graphs. tiny-mha has a key-value head per query head, so tp 8 splits it."""
+    model = ("--model", "tiny-mha", "--micro-batch", "1", "--zero1")
+    cpu = run_cli(lm_args(lm_data, tmp_path / "cpu", "--device", "cpu", *model))
+    assert cpu.returncode == 0, cpu.stderr[-2000:]
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = tmp_path / "xla"
+    args = lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32", "--tensor-parallel", str(tp), *model)
+    if launch == "torchrun":
+        done = torchrun(8, args, timeout=300, **xla_double_env(stats))
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    else:
+        for proc, stdout, stderr in start_per_core(8, args, lambda rank, **v: xla_double_env(stats, **v)):
+            assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    cpu_losses = [m["loss"] for m in read_metrics(tmp_path / "cpu")]
+    losses = [m["loss"] for m in read_metrics(out)]
+    assert len(losses) == STEPS and max(abs(a - b) for a, b in zip(losses, cpu_losses)) < 1e-4, \
+        (losses, cpu_losses)
+    digests = set()
+    for ordinal in range(8):
+        counts = json.load(open(stats / f"{ordinal}.json"))
+        assert counts["mid_graph_syncs"] == 0, counts["sync_sites"]
+        accumulation = 8 // (8 // tp)
+        runs = graphs_of_each_step(counts, STEPS, accumulation + 1)
+        digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1]))
     assert len(digests) == 1, digests
 
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from trainer_testlib import (PYTHON, graphs_of_each_step, pretrain_args, read_metrics, run_cli,
-                             start_per_core, xla_double_env)
+                             start_per_core, torchrun, xla_double_env)
 
 STEPS, MICRO, GLOBAL = 3, 2, 12
 
@@ -73,6 +73,40 @@ def test_graph_cuts_all_reduces_and_host_syncs_per_step(corpus_dir, tmp_path, wo
         cpu_losses = [r["loss"] for r in read_metrics(cpu_out)]
         assert len(xla_losses) == STEPS
         assert max(abs(a - b) for a, b in zip(xla_losses, cpu_losses)) < 1e-5, (xla_losses, cpu_losses)
+
+
+@pytest.mark.parametrize("launch", ["per-core", "torchrun"])
+def test_a_world_of_8_forms_as_per_core_tasks_and_as_torchrun_workers(corpus_dir, tmp_path, launch):
+    """8 BERT ranks on the double, started as spank_trn's per-core tasks (which replicate
+    themselves) or as torchrun's workers (whose world torch-xla's xla:// handler makes): one
+    world - the losses of one CPU process at the same global batch, one all-reduce a step on
+    every rank, the same graphs on every rank."""
+    stats = tmp_path / "stats"
+    stats.mkdir()
+    out = str(tmp_path / "xla")
+    args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "fp32", steps=STEPS, micro=1,
+                         global_batch=16)
+    if launch == "torchrun":
+        done = torchrun(8, args, timeout=300, **xla_double_env(stats))
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    else:
+        for proc, stdout, stderr in start_per_core(8, args, lambda rank, **v: xla_double_env(stats, **v)):
+            assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    cpu_out = str(tmp_path / "cpu")
+    cpu = run_cli(pretrain_args(corpus_dir, cpu_out, "--device", "cpu", steps=STEPS, micro=1,
+                                global_batch=16))
+    assert cpu.returncode == 0, cpu.stderr[-2000:]
+    xla_losses = [r["loss"] for r in read_metrics(out)]
+    cpu_losses = [r["loss"] for r in read_metrics(cpu_out)]
+    assert len(xla_losses) == STEPS and max(abs(a - b) for a, b in zip(xla_losses, cpu_losses)) < 1e-5, \
+        (xla_losses, cpu_losses)
+    digests = set()
+    for ordinal in range(8):
+        counts = _counts(stats, ordinal)
+        assert counts["all_reduce_calls"] == STEPS and counts["mid_graph_syncs"] == 0, counts["sync_sites"]
+        runs = graphs_of_each_step(counts, STEPS, 2 + 1)  # accumulation 16 / (1 x 8)
+        digests.add(tuple(counts["graph_digests"][graph] for graph in runs[1]))
+    assert len(digests) == 1, digests
 
 
 def test_a_pjrt_world_that_is_not_ours_stops_with_one_line(corpus_dir, tmp_path):

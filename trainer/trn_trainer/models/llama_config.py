@@ -55,6 +55,7 @@ SIZE_LIMITS = {"num_hidden_layers": 1024, "hidden_size": 65536, "intermediate_si
 # (layers, hidden, heads, kv heads, intermediate, max positions)
 LLAMA_SIZES = {
     "tiny": (2, 64, 8, 4, 128, 512),
+    "tiny-mha": (2, 64, 8, 8, 128, 512),  # a key-value head per query head: tp up to 8
     "100m": (12, 768, 12, 12, 2048, 2048),
     "1b": (16, 2048, 32, 8, 5632, 2048),
     "7b": (32, 4096, 32, 32, 11008, 4096),
