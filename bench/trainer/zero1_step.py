@@ -107,7 +107,7 @@ def worker(rank, world, model_name, steps, port, results):
                 optimizer.reduce_gradients([p.grad for _, p in named], groups.tp, 1.0)
             else:
                 average_over_data_parallel([p.grad for _, p in named] + [loss], groups)
-                clip_gradients(named, groups.tp, 1.0)
+                clip_gradients([(n, p.grad) for n, p in named], groups.tp, 1.0)
             optimizer.step()
             times.append(time.perf_counter() - started)
             calls.append(traffic.calls)

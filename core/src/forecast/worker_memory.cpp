@@ -36,7 +36,9 @@ WorkerMemory worker_memory(const ModelShape& shape, const WorkerMemoryInputs& in
   const double model_bytes = inputs.bf16 ? 2 : 4;
   WorkerMemory memory;
   memory.weights = params * (model_bytes + (inputs.bf16 ? 4 : 0));
-  memory.gradients = params * model_bytes;
+  // A bf16 model's gradients are summed over the micro-steps in fp32 (trainer/trn_trainer/
+  // training/fp32_gradients.py): the fp32 sums, and each backward's bf16 gradients beside them.
+  memory.gradients = params * (inputs.bf16 ? 4 + 2 : 4);
   // ZeRO-1 keeps the moments and an fp32 copy of the values of a 1/dp part (trainer/trn_trainer/
   // parallel/zero1.py); without it, the moments of every parameter.
   memory.optimizer = inputs.zero1 ? params * 12 / dp : params * 8;

@@ -37,15 +37,16 @@ def average_over_data_parallel(tensors, groups):
         offset += t.numel()
 
 
-def clip_gradients(named_params, tp, max_norm):
-    """The global gradient norm over every rank's shard (a tensor; the tensor-parallel shards'
-    squares summed over the group, the whole tensors' counted once), the gradients scaled down
-    to `max_norm` (0: not clipped) as torch.nn.utils.clip_grad_norm_ does."""
-    first = named_params[0][1].grad
+def clip_gradients(named_grads, tp, max_norm):
+    """The global norm of the (parameter name, gradient) pairs over every rank's shard (a tensor;
+    the tensor-parallel shards' squares summed over the group, the whole tensors' counted once),
+    the gradients scaled down to `max_norm` (0: not clipped) as torch.nn.utils.clip_grad_norm_
+    does."""
+    first = named_grads[0][1]
     sharded = torch.zeros((), device=first.device)
     whole = torch.zeros((), device=first.device)
-    for name, p in named_params:
-        square = p.grad.float().pow(2).sum()
+    for name, grad in named_grads:
+        square = grad.float().pow(2).sum()
         if split_dim(name) is None:
             whole += square
         else:
@@ -53,6 +54,6 @@ def clip_gradients(named_params, tp, max_norm):
     norm = (tp.all_reduce(sharded) + whole).sqrt()
     if max_norm:
         scale = (max_norm / (norm + 1e-6)).clamp(max=1.0)
-        for _, p in named_params:
-            p.grad.mul_(scale.to(p.grad.dtype))
+        for _, grad in named_grads:
+            grad.mul_(scale.to(grad.dtype))
     return norm

@@ -30,6 +30,7 @@ from ..parallel.lm_groups import lm_groups
 from ..parallel.lm_optim import average_over_data_parallel, build_optimizer, clip_gradients
 from ..parallel.tensor_parallel import sum_sequence_parallel_gradients
 from ..parallel.zero1 import Zero1AdamW
+from ..training.fp32_gradients import StepGradients
 from ..tensorboard_events import run_events
 from ..training.host_memory import check_fits
 from ..training.master_weights import TrainedWeights
@@ -146,6 +147,8 @@ def _train(args, env, heartbeat):
     log = LmStepLog(args, device, data.seq_len, metrics, events, main)
     started = time.time()
     heartbeat.step_done(start)
+    names = [n for n, _ in weights.model.named_parameters()]
+    step_gradients = StepGradients(p for _, p in weights.model.named_parameters())
     for step in range(start + 1, args.steps + 1):
         batches = data.micro_batches(consumed, args.global_batch, args.micro_batch, dp, groups.dp_rank)
         loss_sum = None
@@ -153,20 +156,22 @@ def _train(args, env, heartbeat):
             with device.autocast():
                 loss = forward(batch["ids"], batch["ids"]) / len(batches)
             loss.backward()
+            step_gradients.micro_step_done()
             loss_sum = loss.detach().float() if loss_sum is None else loss_sum + loss.detach().float()
-        named = list(weights.model.named_parameters())
+        grads = step_gradients.gradients()
         if weights.model.sequence_parallel:  # the norms saw only this rank's slice of the sequence
-            sum_sequence_parallel_gradients([p.grad for n, p in named if split_dim(n) is None],
+            sum_sequence_parallel_gradients([g for n, g in zip(names, grads) if split_dim(n) is None],
                                             weights.model.tp)
         if isinstance(optimizer, Zero1AdamW):  # one reduce-scatter into this rank's part
             average_over_data_parallel([loss_sum], groups)
-            norm = optimizer.reduce_gradients([p.grad for _, p in named], weights.model.tp, args.grad_clip)
+            norm = optimizer.reduce_gradients(grads, weights.model.tp, args.grad_clip)
         else:
-            average_over_data_parallel([p.grad for _, p in named] + [loss_sum], groups)
-            norm = clip_gradients(named, weights.model.tp, args.grad_clip)
+            average_over_data_parallel(grads + [loss_sum], groups)
+            norm = clip_gradients(list(zip(names, grads)), weights.model.tp, args.grad_clip)
         lr = schedule.apply(optimizer, step)
         saves.fence()
-        weights.optimizer_step(optimizer)
+        weights.optimizer_step(optimizer, grads)
+        step_gradients.step_done()
         weights.model.zero_grad(set_to_none=False)
         if weights.master:  # the fp32 copies' gradients are made anew from the model's each step
             optimizer.zero_grad(set_to_none=True)

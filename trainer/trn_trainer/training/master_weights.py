@@ -18,11 +18,13 @@ class MasterWeights:
         """(name, fp32 copy) pairs, for building the optimizer over the copies."""
         return list(zip(self.names, self.master))
 
-    def step(self, optimizer):
-        """The optimizer step on the fp32 copies with the model's (reduced) gradients."""
+    def step(self, optimizer, grads=None):
+        """The optimizer step on the fp32 copies with the step's (reduced) gradients: `grads`, one
+        per parameter (fp32 sums), else the model's own."""
         if getattr(optimizer, "takes_param_grads", True):  # ZeRO-1 reads the model's itself
-            for p, m in zip(self.model_params, self.master):
-                m.grad = None if p.grad is None else p.grad.float()
+            grads = grads if grads is not None else [p.grad for p in self.model_params]
+            for g, m in zip(grads, self.master):
+                m.grad = None if g is None else g.float()
         optimizer.step()
         with torch.no_grad():
             for p, m in zip(self.model_params, self.master):
@@ -64,8 +66,10 @@ class TrainedWeights:
         if self.master:
             self.master.load(state)
 
-    def optimizer_step(self, optimizer):
+    def optimizer_step(self, optimizer, grads=None):
+        """grads: the step's gradients when they are not the parameters' own (fp32 sums of a bf16
+        model's, training/fp32_gradients.py)."""
         if self.master:
-            self.master.step(optimizer)
+            self.master.step(optimizer, grads)
         else:
             optimizer.step()

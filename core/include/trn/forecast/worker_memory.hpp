@@ -29,7 +29,7 @@ struct WorkerMemoryInputs {
 // its parameters).
 struct WorkerMemory {
   double weights = 0;      // the model's parameters, and their fp32 master copies under bf16
-  double gradients = 0;    // the model's gradients
+  double gradients = 0;    // the model's gradients (bf16: and their fp32 sums over micro-steps)
   double optimizer = 0;    // AdamW's two fp32 moments (ZeRO-1: and the part's fp32 values)
   double activations = 0;  // what one micro-step keeps for its backward
   // At the optimizer step, after the backward freed the activations: the fp32 copy of the
