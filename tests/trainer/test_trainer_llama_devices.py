@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from trainer_testlib import (graphs_of_each_step, read_metrics, run_cli, start_per_core, torchrun,
-                             xla_double_env)
+from trainer_testlib import (graphs_of_each_step, read_metrics, run_cli, start_per_core,
+                             train_on_xla_double, xla_double_env)
 from trn_trainer.checkpoint import llama_state
 from trn_trainer.checkpoint.tiers import Tiers
 from trn_trainer.models.llama_config import llama_config
@@ -135,12 +135,7 @@ def test_a_world_of_8_forms_on_xla_at_tp_1_2_and_8(lm_data, tmp_path, tp, launch
     stats.mkdir()
     out = tmp_path / "xla"
     args = lm_args(lm_data, out, "--device", "xla", "--dtype", "fp32", "--tensor-parallel", str(tp), *model)
-    if launch == "torchrun":
-        done = torchrun(8, args, timeout=300, **xla_double_env(stats))
-        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    else:
-        for proc, stdout, stderr in start_per_core(8, args, lambda rank, **v: xla_double_env(stats, **v)):
-            assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    train_on_xla_double(8, args, stats, launch)
     cpu_losses = [m["loss"] for m in read_metrics(tmp_path / "cpu")]
     losses = [m["loss"] for m in read_metrics(out)]
     assert len(losses) == STEPS and max(abs(a - b) for a, b in zip(losses, cpu_losses)) < 1e-4, \

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from trainer_testlib import (PYTHON, graphs_of_each_step, pretrain_args, read_metrics, run_cli,
-                             start_per_core, torchrun, xla_double_env)
+                             start_per_core, train_on_xla_double, xla_double_env)
 
 STEPS, MICRO, GLOBAL = 3, 2, 12
 
@@ -86,12 +86,7 @@ def test_a_world_of_8_forms_as_per_core_tasks_and_as_torchrun_workers(corpus_dir
     out = str(tmp_path / "xla")
     args = pretrain_args(corpus_dir, out, "--device", "xla", "--dtype", "fp32", steps=STEPS, micro=1,
                          global_batch=16)
-    if launch == "torchrun":
-        done = torchrun(8, args, timeout=300, **xla_double_env(stats))
-        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    else:
-        for proc, stdout, stderr in start_per_core(8, args, lambda rank, **v: xla_double_env(stats, **v)):
-            assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+    train_on_xla_double(8, args, stats, launch)
     cpu_out = str(tmp_path / "cpu")
     cpu = run_cli(pretrain_args(corpus_dir, cpu_out, "--device", "cpu", steps=STEPS, micro=1,
                                 global_batch=16))

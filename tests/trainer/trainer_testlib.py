@@ -119,6 +119,18 @@ def xla_double_env(stats, **extra):
     return env
 
 
+def train_on_xla_double(world, args, stats, launch):
+    """`world` trn_trainer processes on the torch-xla double, writing what it saw to STATS,
+    started as spank_trn's per-core tasks (launch "per-core") or as torchrun's workers
+    ("torchrun"); fails unless every one exits 0."""
+    if launch == "torchrun":
+        done = torchrun(world, args, timeout=300, **xla_double_env(stats))
+        assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+        return
+    for proc, stdout, stderr in start_per_core(world, args, lambda rank, **v: xla_double_env(stats, **v)):
+        assert proc.returncode == 0, stdout[-2000:] + stderr[-2000:]
+
+
 def graphs_of_each_step(counts, steps, per_step):
     """The graphs each optimizer step ran on the torch-xla double (numbered in the order the
     compiler first saw them), checked to be the same from the second step on: after the first
