@@ -73,9 +73,11 @@ class LmLayout:
 
 
 def _named_states(torch_optimizer, names_by_id):
-    """AdamW's per-parameter state keyed by parameter name, the tensors live."""
-    return {names_by_id[id(p)]: dict(torch_optimizer.state[p])
-            for group in torch_optimizer.param_groups for p in group["params"] if p in torch_optimizer.state}
+    """AdamW's per-parameter state keyed by parameter name, the tensors live. `state` is read
+    once: ZeRO-1's (parallel/zero1.py) copies its flat moments to the host on each read."""
+    states = torch_optimizer.state
+    return {names_by_id[id(p)]: dict(states[p])
+            for group in torch_optimizer.param_groups for p in group["params"] if p in states}
 
 
 def capture(model_state, optimizer, layout, progress, run):
