@@ -222,13 +222,10 @@ void check_plan_runs_here(const RunOptions& options, const RunStart& start, cons
         !shortfall.empty())
       throw Error(shortfall);
   }
-  if (!options.plan_only) {
-    // A run directory with no room for the run's next checkpoint: before any step, not after.
-    if (const auto space = run::measure_run_directory_space(run.plan.run_dir)) {
-      if (const auto full = run::run_directory_full(run.plan.run_dir, *space); !full.empty())
-        throw Error(full);
-    }
-  }
+  // A run directory with no room for the run's next checkpoint: before any step, not after.
+  if (const auto full = options.plan_only ? "" : run::run_directory_full(run.plan.run_dir);
+      !full.empty())
+    throw Error(full);
   if (starts_own_workers(start.launch.launcher) && run.plan.launch == plan::LaunchMode::kMpirun &&
       !options.plan_only) {
     throw Error("profile " + options.profile +

@@ -285,10 +285,9 @@ TrainOutcome run_train_step(const TrainStep& step) {
   follower.poll();
   starter.poll();
   // A full run directory first: its ranks' output, written there, may be lost with it.
-  const auto space = outcome.status != 0 && outcome.stopped != StopReason::kStraggler
-                         ? run::measure_run_directory_space(step.run_dir)
-                         : std::nullopt;
-  const auto full = space ? run::run_directory_full(step.run_dir, *space) : std::string();
+  const auto full = outcome.status != 0 && outcome.stopped != StopReason::kStraggler
+                        ? run::run_directory_full(step.run_dir)
+                        : std::string();
   if (!full.empty()) {
     outcome.diagnosis.kind = run::FailureKind::kRunDirectoryFull;
     outcome.diagnosis.summary = full;

@@ -62,4 +62,9 @@ std::string run_directory_full(const std::filesystem::path& run_dir,
          run_dir.string();
 }
 
+std::string run_directory_full(const std::filesystem::path& run_dir) {
+  const auto space = measure_run_directory_space(run_dir);
+  return space ? run_directory_full(run_dir, *space) : "";
+}
+
 }  // namespace trn::run

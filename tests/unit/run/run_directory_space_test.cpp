@@ -42,6 +42,7 @@ TEST(RunDirectorySpace, ANewRunsFolderIsMeasuredOnItsNearestExistingParent) {
   EXPECT_EQ(space->checkpoint_bytes, 0U);
   EXPECT_GT(space->available_bytes, 0U);
   EXPECT_EQ(run_directory_full(dir.path() / "runs", *space), "");
+  EXPECT_EQ(run_directory_full(dir.path() / "runs"), "");  // measured there and then
 }
 
 TEST(RunDirectorySpace, RoomForOneMoreCheckpointIsEnough) {

@@ -112,21 +112,18 @@ class Zero1AdamW:
         self.params = [p for _, p in named_params]
         decay = [p for n, p in named_params if not n.endswith("norm.weight")]
         no_decay = [p for n, p in named_params if n.endswith("norm.weight")]
-        self.decay_ids = {id(p) for p in decay}
-        self.sharded_ids = {id(p) for n, p in named_params if split_dim(n) is not None}
         owners = partition([decay, no_decay], groups.dp_size)
-        self.order = []  # every rank's owned parameters, rank by rank: the flat vector's layout
         self.part_size = max(sum(p.numel() for g in mine for p in g) for mine in owners) or 1
-        mine_ranges, offset = {}, 0
+        # The flat vector's layout: (parameter, where it starts), every rank's part in turn; and
+        # where this rank's own parameters sit in its part.
+        self.order, self.owned_ranges = [], {}
         for rank, mine in enumerate(owners):
-            start = offset
+            at = 0
             for p in (p for g in mine for p in g):
-                self.order.append((p, rank, offset - start))
+                self.order.append((p, rank * self.part_size + at))
                 if rank == groups.dp_rank:
-                    mine_ranges[p] = (offset - start, offset - start + p.numel())
-                offset += p.numel()
-            offset = start + self.part_size
-        self.owned_ranges = mine_ranges
+                    self.owned_ranges[p] = (at, at + p.numel())
+                at += p.numel()
         device = self.params[0].device
         # Made on the host and moved (data, no operation for the device to run before the first
         # step). What differs between the ranks is such data: the masks of the part and where it
@@ -134,8 +131,9 @@ class Zero1AdamW:
         # graph, and every rank would compile its own.
         self.part = torch.zeros(self.part_size, dtype=torch.float32).to(device).requires_grad_(True)
         mine = self._mine()
-        self.decay_mask = self._mask(self.decay_ids)[mine].to(device)
-        self.sharded_mask = self._mask(self.sharded_ids)[mine].to(device)
+        self.decay_mask = self._mask({id(p) for p in decay})[mine].to(device)
+        sharded = {id(p) for n, p in named_params if split_dim(n) is not None}
+        self.sharded_mask = self._mask(sharded)[mine].to(device)
         self.part_index = torch.arange(mine.start, mine.stop).to(device)
         self.weight_decay = weight_decay
         self.adam = torch.optim.AdamW([self.part], lr=lr, betas=betas, eps=eps, weight_decay=0.0)
@@ -161,8 +159,7 @@ class Zero1AdamW:
         by_id = {id(p): t for p, t in zip(self.params, tensors)}
         flat = torch.zeros((self.groups.dp_size * self.part_size,), dtype=torch.float32,
                            device=device or self.params[0].device)
-        for p, rank, at in self.order:
-            start = rank * self.part_size + at
+        for p, start in self.order:
             flat[start:start + p.numel()] = by_id[id(p)].reshape(-1).float()
         return flat
 
@@ -199,18 +196,15 @@ class Zero1AdamW:
         if self.weight_decay:
             self.part.mul_(1.0 - lr * self.weight_decay * self.decay_mask)
         self.adam.step()
+        self.part.grad = None  # the part's gradient is made anew by the next reduce_gradients
         whole = self._buffer
         all_gather(whole, self.part.detach(), self.groups.dp_group)
-        for p, rank, at in self.order:
-            start = rank * self.part_size + at
+        for p, start in self.order:
             p.copy_(whole[start:start + p.numel()].view_as(p))
         self._grad = self._buffer = None
 
     def zero_grad(self, set_to_none=True):
-        self.part.grad = None
-
-    def load_state_dict(self, state_dict):
-        self.optim.load_state_dict(state_dict)
+        """Nothing to clear: step() drops the part's gradient (torch's optimizer interface)."""
 
     def refresh_part(self):
         """This rank's fp32 part from the parameters (which the step keeps equal to it after)."""

@@ -29,4 +29,7 @@ std::optional<RunDirectorySpace> measure_run_directory_space(const std::filesyst
 std::string run_directory_full(const std::filesystem::path& run_dir,
                                const RunDirectorySpace& space);
 
+// The same, measured now; "" when the file system cannot be asked.
+std::string run_directory_full(const std::filesystem::path& run_dir);
+
 }  // namespace trn::run
