@@ -1,8 +1,9 @@
-"""Device selection: which of CPU, CUDA and XLA (Trainium) a run uses, and with which dtype.
+"""Device selection: which of CPU, CUDA, XLA (trn1) and native Neuron (trn2/trn3) a run uses, and
+with which dtype.
 
-Everything that differs between them lives behind `Device` (base.py). The torch-xla
-specifics are in xla.py, imported only when XLA is selected, so a native-PyTorch Neuron
-backend can replace that one file.
+Everything that differs between them lives behind `Device` (base.py). The torch-xla specifics
+are in xla.py, imported only when XLA is selected; the native path (`--native`, FSDP2 and
+DTensor) takes its device from torch.accelerator in native.py, the one place that names Neuron's.
 """
 
 import importlib.util
@@ -13,6 +14,7 @@ import torch
 from ..errors import EnvironmentSetupError, UsageError
 from .base import Device
 from .cuda import CudaDevice
+from .native import NativeDevice
 
 
 def xla_available():
@@ -21,8 +23,20 @@ def xla_available():
     return bool(os.environ.get("PJRT_DEVICE")) or os.path.exists("/dev/neuron0")
 
 
-def select_device(requested, dtype, dist_env):
-    """requested: auto|cpu|cuda|xla; dtype: auto|fp32|bf16 (auto: bf16 on accelerators)."""
+def select_device(requested, dtype, dist_env, native=False):
+    """requested: auto|cpu|cuda|xla|neuron; dtype: auto|fp32|bf16 (auto: bf16 on accelerators).
+    native: the native path's device (`--native`; `--device neuron` is native only)."""
+    if requested == "neuron" and not native:
+        raise UsageError("--device neuron: the neuron device (TorchNeuron) serves the native path only; "
+                         "add --native")
+    if native:
+        if requested == "xla":
+            raise UsageError("--native with --device xla: the native path runs on torch.accelerator's "
+                             "device (neuron, cuda) or the CPU; drop --native for trn1's torch-xla path")
+        device = NativeDevice(dist_env, dtype, requested)
+        if device.kind == "cpu" and device.dtype != "fp32":
+            raise UsageError("--dtype bf16 on CPU: not supported; use --dtype fp32 on CPU")
+        return device
     if requested == "auto":
         if xla_available():
             requested = "xla"
@@ -46,4 +60,4 @@ def select_device(requested, dtype, dist_env):
         from .xla import XlaDevice
 
         return XlaDevice(dist_env, dtype)
-    raise UsageError(f"--device {requested!r}: choose auto, cpu, cuda or xla")
+    raise UsageError(f"--device {requested!r}: choose auto, cpu, cuda, xla or neuron")

@@ -19,9 +19,16 @@ class DefaultsHelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 
 def _device_args(p):
-    p.add_argument("--device", choices=("auto", "cpu", "cuda", "xla"), default="auto")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda", "xla", "neuron"), default="auto",
+                   help="neuron: TorchNeuron on trn2/trn3 (with --native); xla: torch-xla on trn1")
     p.add_argument("--dtype", choices=("auto", "fp32", "bf16"), default="auto",
-                   help="auto: bf16 on CUDA/XLA, fp32 on CPU")
+                   help="auto: bf16 on CUDA/XLA/neuron, fp32 on CPU")
+
+
+def _native_args(p):
+    p.add_argument("--native", action="store_true",
+                   help="native PyTorch: the device torch.accelerator names (neuron, cuda) else the CPU, "
+                   "FSDP2 and DTensor over a (dp, tp) device mesh (docs/architecture.md#native-path)")
 
 
 def _tensorboard_arg(p):
@@ -93,6 +100,7 @@ def add_pretrain(sub):
                    help="default: lines of DATA/vocab.txt, else 30522")
     p.add_argument("--log-every", type=int, default=10, help="progress line every N steps")
     _device_args(p)
+    _native_args(p)
     p.add_argument("--model-impl", choices=("native", "hf"), default="native",
                    help="hf: Hugging Face transformers' BertForPreTraining")
     p.add_argument("--dropout-rng", choices=("sample", "device"), default="sample",
@@ -192,6 +200,7 @@ def add_pretrain_lm(sub):
                    help="torch.compile the model's forward and backward (CUDA or CPU; XLA traces its graphs "
                    "itself)")
     _device_args(p)
+    _native_args(p)
     _checkpoint_tier_args(p)
     _tensorboard_arg(p)
 

@@ -80,7 +80,7 @@ def pretrain_lm(args):
 
 def _train(args, env, heartbeat):
     dp = check_args(args, env.world_size)
-    device = select_device(args.device, args.dtype, env)
+    device = select_device(args.device, args.dtype, env, native=args.native)
     device.init_process_group()
     ranks = coordination(env, snapshots=False)
     groups = lm_groups(env.rank, env.world_size, args.tensor_parallel, device.group_options,

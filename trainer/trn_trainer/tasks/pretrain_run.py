@@ -21,7 +21,7 @@ from ..training.optim import WarmupDecay, build_optimizer, warmup_steps
 
 class TrainingRun:
     def __init__(self, args, inputs, env, say):
-        self.device = select_device(args.device, args.dtype, env)
+        self.device = select_device(args.device, args.dtype, env, native=args.native)
         self.device.init_process_group()
         # The ranks' checkpoint coordination (snapshot_every None: adapts, so snapshots are on).
         self.group = coordination(env, snapshots=inputs.snapshot_every != 0)

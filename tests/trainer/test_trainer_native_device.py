@@ -1,0 +1,38 @@
+"""The native path's device (devices/native.py): the accelerator torch.accelerator names, else the
+CPU, and one clear line for a `--device neuron` TorchNeuron cannot serve."""
+
+import os
+
+import pytest
+
+import trainer_testlib  # noqa: F401  (puts the trainer on sys.path)
+from trn_trainer.devices.choice import select_device
+from trn_trainer.environment import read_dist_env
+from trn_trainer.errors import UsageError
+
+FIXTURES = os.path.join(trainer_testlib.ROOT, "tests", "fixtures")
+
+
+def test_native_on_a_machine_without_accelerator_is_the_cpu_with_gloo():
+    device = select_device("auto", "auto", read_dist_env({}), native=True)
+    described = (device.kind, str(device.torch_device), device.backend, device.dtype)
+    assert described == ("cpu", "cpu", "gloo", "fp32")
+    assert device.compile_backend() == "inductor"
+
+
+@pytest.mark.parametrize("requested, native, problem", [
+    ("neuron", False, "add --native"),
+    ("neuron", True, "TorchNeuron is not installed here"),
+    ("xla", True, "drop --native"),
+])
+def test_a_device_the_native_path_cannot_serve_is_one_line(requested, native, problem, monkeypatch):
+    monkeypatch.setenv("TRN_FSROOT", os.path.join(FIXTURES, "trn2.48xlarge"))
+    with pytest.raises(UsageError, match=problem) as raised:
+        select_device(requested, "auto", read_dist_env({}), native=native)
+    assert "\n" not in str(raised.value)
+
+
+def test_neuron_on_trn1_names_the_chip_and_the_xla_path(monkeypatch):
+    monkeypatch.setenv("TRN_FSROOT", os.path.join(FIXTURES, "trn1.32xlarge"))
+    with pytest.raises(UsageError, match=r"Trainium1 \(trn1\).*--device xla"):
+        select_device("neuron", "auto", read_dist_env({}), native=True)
