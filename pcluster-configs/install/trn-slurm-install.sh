@@ -47,6 +47,8 @@ usage: trn-slurm-install.sh [options]
   --local-checkpoints DIR         node-local checkpoint folder (default /scratch/trn-checkpoints)
   --plugin FILE                   install this prebuilt spank_trn.so instead of building
   --test-root DIR                 test mode: no AWS-only steps, every path under DIR
+  --stack xla|torchneuron|auto    the training stack of a compute node (default auto: TorchNeuron
+                                  of Neuron 2.33 on trn2/trn3, torch-xla of Neuron 2.28 elsewhere)
   --dry-run                       print what a compute node gets (Neuron packages, the Python
                                   training stack and its environment) and change nothing
 USAGE
@@ -61,11 +63,12 @@ local_checkpoints=/scratch/trn-checkpoints
 plugin=
 test_root=${TRN_INSTALL_TEST_ROOT:-}
 dry_run=
+stack=auto
 
 while (($#)); do
   case $1 in
     --role | --source-dir | --slurm-root | --cache-root | --local-cache | --local-checkpoints | \
-      --plugin | --test-root)
+      --plugin | --test-root | --stack)
       (($# >= 2)) || { echo "trn-slurm-install: $1 needs a value" >&2; usage >&2; exit 2; }
       case $1 in
         --role) role=$2 ;;
@@ -76,6 +79,7 @@ while (($#)); do
         --local-checkpoints) local_checkpoints=$2 ;;
         --plugin) plugin=$2 ;;
         --test-root) test_root=$2 ;;
+        --stack) stack=$2 ;;
       esac
       shift 2
       ;;
@@ -84,6 +88,11 @@ while (($#)); do
     *) echo "trn-slurm-install: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
+
+case $stack in
+  xla | torchneuron | auto) ;;
+  *) echo "trn-slurm-install: --stack '$stack' is unknown: use xla, torchneuron or auto" >&2; exit 2 ;;
+esac
 
 root=
 if [[ -n $test_root ]]; then
@@ -96,6 +105,8 @@ slurm_root=$root$slurm_root
 cache_root=$root$cache_root
 local_cache=$root$local_cache
 local_checkpoints=$root$local_checkpoints
+[[ $stack == auto ]] && stack=$(trn_detect_stack)
+trn_select_stack "$stack"
 if [[ -n $dry_run ]]; then
   trn_print_install_plan "$TRN_TRAINING_VENV"
   exit 0

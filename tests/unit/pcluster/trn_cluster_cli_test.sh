@@ -19,6 +19,20 @@ grep -q 'checked 4 file(s): 0 error(s)' "$out/stderr" || fail "no summary: $(cat
 [[ $(status "$tool" check --strict "$src"/pcluster-configs/trn1-16.yaml) == 1 ]] || fail "--strict must turn placeholders into errors"
 grep -q "trn1-16.yaml:[0-9]*:[0-9]*: error: placeholder 'subnet-REPLACE_ME_PUBLIC'" "$out/stdout" || fail "--strict output: $(cat "$out/stdout")"
 
+# trn2-16.yaml with its placeholders filled in passes --strict: Ubuntu 24.04, trn2.48xlarge with
+# EFA from a Capacity Block (static nodes: MinCount = MaxCount), the TorchNeuron stack.
+trn2=$src/pcluster-configs/trn2-16.yaml
+sed -e 's/REPLACE_ME_REGION/us-east-2/' -e 's/subnet-REPLACE_ME_PUBLIC/subnet-0123456789abcdef0/' \
+  -e 's/subnet-REPLACE_ME_PRIVATE/subnet-0123456789abcdef1/' -e 's/REPLACE_ME_KEY/key/' \
+  -e 's/REPLACE_ME_BUCKET/bucket/g' -e 's/cr-REPLACE_ME_CAPACITY_BLOCK/cr-0123456789abcdef0/' \
+  "$trn2" >"$out/trn2-filled.yaml"
+[[ $(status "$tool" check --strict "$out/trn2-filled.yaml") == 0 ]] || fail "trn2-16.yaml filled in, --strict: $(cat "$out/stdout" "$out/stderr")"
+for line in '  Os: ubuntu2404' '      CapacityType: CAPACITY_BLOCK' '          InstanceType: trn2.48xlarge' \
+  '          MinCount: 16' '          MaxCount: 16' '            CapacityReservationId: cr-REPLACE_ME_CAPACITY_BLOCK' \
+  '            Enabled: true' '            - torchneuron'; do
+  grep -qxF -- "$line" "$trn2" || fail "trn2-16.yaml lacks '$line'"
+done
+
 sed 's/InstanceType: trn1.32xlarge/InstanceType: trn1.32xlarg/' "$src"/pcluster-configs/trn1-16.yaml >"$out/typo.yaml"
 [[ $(status "$tool" check --strict "$out/typo.yaml") == 1 ]] || fail "--strict with a mistyped instance type must exit 1"
 grep -q "typo.yaml:[0-9]*:[0-9]*: error: instance type 'trn1.32xlarg'" "$out/stdout" || fail "--strict instance type: $(cat "$out/stdout")"
