@@ -23,6 +23,9 @@ NEURON = "neuron"
 _BACKEND_FOR_DEVICE = {NEURON: "neuron"}
 # torch.compile's backend per device: TorchNeuron's on Trainium, PyTorch's default elsewhere.
 _COMPILE_BACKEND_FOR_DEVICE = {NEURON: "neuron"}
+# PyTorch's settings that mark shapes dynamic whatever torch.compile's dynamic=False says.
+_FORCE_DYNAMIC_ENV = ("TORCH_COMPILE_DYNAMIC_SOURCES", "TORCH_COMPILE_DYNAMIC_VALUES",
+                      "TORCH_COMPILE_UNBACKED_SOURCES")
 # What the Neuron driver reports a Trainium1 device as (sysfs info/architecture/device_name).
 _TRAINIUM1 = "Trainium1"
 
@@ -41,6 +44,17 @@ def _neuron_device_name(root):
             return f.read().strip()
     except OSError:
         return None
+
+
+def check_static_shapes(env=None):
+    """torch.compile(dynamic=False) keeps every shape static except where these settings of
+    PyTorch's (torch/compiler/config.py) mark sources or values dynamic, overriding dynamic=False:
+    refused, as each would make a graph TorchNeuron cannot compile."""
+    env = os.environ if env is None else env
+    forced = [name for name in _FORCE_DYNAMIC_ENV if env.get(name)]
+    if forced:
+        raise UsageError(f"--compile: {forced[0]}={env[forced[0]]} makes torch.compile's shapes dynamic, "
+                         "which the native path compiles static (a graph per shape on Trainium); unset it")
 
 
 def check_neuron_requested(env=None):
@@ -96,6 +110,20 @@ class NativeDevice(Device):
         """torch.compile with static shapes: TorchNeuron has no dynamic=True and compiles each new
         shape once, so the trainer keeps micro-batch and sequence length fixed."""
         return torch.compile(module, backend=self.compile_backend(), dynamic=False)
+
+    def compile_in_place(self, module):
+        """module.compile (its names and parameters unchanged, as checkpoints and FSDP2 need them)
+        with compile()'s backend and static shapes."""
+        check_static_shapes()
+        module.compile(backend=self.compile_backend(), dynamic=False)
+
+    def init_process_group(self):
+        """Always a process group: the native path's DeviceMesh needs one, a world of one included
+        (a store of its own, with no address to rendezvous at)."""
+        if self.env.distributed:
+            super().init_process_group()
+        else:
+            dist.init_process_group(backend=self.backend, store=dist.HashStore(), rank=0, world_size=1)
 
     def synchronize(self):
         if self.kind != "cpu":

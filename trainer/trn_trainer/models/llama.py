@@ -65,6 +65,26 @@ def core_attention(q, k, v):
     return scores.masked_fill(future, float("-inf")).softmax(-1) @ v
 
 
+def init_parameters(model, config, seed, tp):
+    """Normal(0, initializer_range) weights and unit norms, as Hugging Face initializes.
+    Each parameter is drawn whole from a generator seeded by `seed` and its place in
+    model.named_parameters(), and a rank keeps its tensor-parallel slice: every layout, and the
+    native path's model (models/llama_native.py, the same names in the same order), starts from
+    the same weights."""
+    for index, (name, p) in enumerate(model.named_parameters()):
+        if name.endswith("norm.weight"):
+            nn.init.ones_(p)
+            continue
+        dim = split_dim(name)
+        shape = list(p.shape)
+        if dim is not None:
+            shape[dim] *= tp.size
+        generator = torch.Generator().manual_seed(seed * 100003 + index)
+        full = torch.randn(shape, generator=generator) * config.initializer_range
+        with torch.no_grad():
+            p.copy_(full if dim is None else tp.shard(full, dim))
+
+
 class LlamaAttention(nn.Module):
     """recompute: None, or a checkpoint function (Device.checkpoint) the core attention runs
     under: selective activation checkpointing keeps its inputs, not its seq^2 activations, and
@@ -153,21 +173,7 @@ class LlamaForCausalLM(nn.Module):
         self.init_parameters(seed)
 
     def init_parameters(self, seed):
-        """Normal(0, initializer_range) weights and unit norms, as Hugging Face initializes.
-        Each parameter is drawn whole from a generator seeded by `seed` and its place, and a
-        rank keeps its slice: every tensor-parallel degree starts from the same model."""
-        for index, (name, p) in enumerate(self.named_parameters()):
-            if name.endswith("norm.weight"):
-                nn.init.ones_(p)
-                continue
-            dim = split_dim(name)
-            shape = list(p.shape)
-            if dim is not None:
-                shape[dim] *= self.tp.size
-            generator = torch.Generator().manual_seed(seed * 100003 + index)
-            full = torch.randn(shape, generator=generator) * self.config.initializer_range
-            with torch.no_grad():
-                p.copy_(full if dim is None else self.tp.shard(full, dim))
+        init_parameters(self, self.config, seed, self.tp)
 
     def logits(self, input_ids):
         """This rank's slice of the vocabulary's logits [batch, seq, vocab / tp]."""

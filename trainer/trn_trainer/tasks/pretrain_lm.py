@@ -66,6 +66,17 @@ def check_args(args, world_size):
     return dp
 
 
+def data_and_config(args):
+    """The run's samples, its vocabulary's size and the model's configuration (checked to split
+    over --tensor-parallel)."""
+    data = LmData(args.data, args.seed)
+    vocab_size = data.vocab_size or args.vocab_size
+    if data.max_token >= vocab_size:
+        raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
+                         f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
+    return data, vocab_size, llama_config(args.model, vocab_size).check(args.tensor_parallel)
+
+
 def pretrain_lm(args):
     env = read_dist_env()
     heartbeat = Heartbeat(env.rank)
@@ -80,6 +91,10 @@ def pretrain_lm(args):
 
 def _train(args, env, heartbeat):
     dp = check_args(args, env.world_size)
+    if args.native or args.device == "neuron":
+        from .pretrain_lm_native import train_native  # it imports this module's helpers
+
+        return train_native(args, env, heartbeat, dp)
     device = select_device(args.device, args.dtype, env, native=args.native)
     device.init_process_group()
     ranks = coordination(env, snapshots=False)
@@ -92,12 +107,7 @@ def _train(args, env, heartbeat):
         if main:
             print(message, flush=True)
 
-    data = LmData(args.data, args.seed)
-    vocab_size = data.vocab_size or args.vocab_size
-    if data.max_token >= vocab_size:
-        raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
-                         f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
-    config = llama_config(args.model, vocab_size).check(args.tensor_parallel)
+    data, vocab_size, config = data_and_config(args)
     if args.sequence_parallel and data.seq_len % args.tensor_parallel:
         raise UsageError(f"--sequence-parallel: the sequence length {data.seq_len} of --data {args.data} "
                          f"does not split over --tensor-parallel {args.tensor_parallel}; prepare the data "
@@ -197,7 +207,7 @@ def _train(args, env, heartbeat):
     if main and not losses:  # resumed from the last step: nothing left to train
         print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
     elif writes:
-        summary = _report(args, config, data, losses, started, groups, dp, saves.report())
+        summary = _report(args, config, data, losses, started, groups.tp.size, dp, saves.report())
         print(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
               f"{os.path.join(args.output, 'results.json')}", flush=True)
     device.barrier()
@@ -227,7 +237,7 @@ def _metrics_file(output, start):
     return open(path, "a")
 
 
-def _report(args, config, data, losses, started, groups, dp, checkpoints):
+def _report(args, config, data, losses, started, tp_size, dp, checkpoints):
     seconds = time.time() - started
     tokens_per_s = len(losses) * args.global_batch * data.seq_len / seconds
     flops = llama_flops_per_token(config, data.seq_len) * tokens_per_s
@@ -235,7 +245,7 @@ def _report(args, config, data, losses, started, groups, dp, checkpoints):
         "metrics": [{"MetricName": "Final loss", "MeasuredValue": losses[-1], "Units": "None"},
                     {"MetricName": "Average throughput", "MeasuredValue": tokens_per_s, "Units": "tokens/s"},
                     {"MetricName": "Model TFLOP/s", "MeasuredValue": flops / 1e12, "Units": "TFLOP/s"}],
-        "parameters": {"model": args.model, "tensor_parallel": groups.tp.size, "data_parallel": dp,
+        "parameters": {"model": args.model, "tensor_parallel": tp_size, "data_parallel": dp,
                        "zero1": bool(args.zero1 and dp > 1), "global_batch": args.global_batch,
                        "micro_batch": args.micro_batch, "seq_len": data.seq_len, "steps": args.steps,
                        "config": config.to_dict()},

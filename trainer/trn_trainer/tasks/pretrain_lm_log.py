@@ -19,10 +19,11 @@ class LmStepLog:
         self.unread = []  # (step, loss, gradient norm, learning rate) not read yet
         self.last_time = time.perf_counter()
 
-    def step(self, step, loss, norm, lr, read_now):
+    def step(self, step, loss, norm, lr, read_now, extra=None):
         """Keep this step's values (device tensors) and, when `read_now` or the device reads
-        every step, have them and those kept before read. Before the step's graph is cut."""
-        self.unread.append((step, loss.detach(), norm.detach(), lr))
+        every step, have them and those kept before read. Before the step's graph is cut.
+        extra: more host values for the step's metrics row."""
+        self.unread.append((step, loss.detach(), norm.detach(), lr, extra or {}))
         if read_now or not self.device.defers_reads:
             self.device.after_step(self._read, self.unread)
             self.unread = []
@@ -36,9 +37,10 @@ class LmStepLog:
         seconds = (now - self.last_time) / len(steps)
         self.last_time = now
         tokens_per_s = self.args.global_batch * self.seq_len / seconds
-        for step, loss, norm, lr in steps:
+        for step, loss, norm, lr, extra in steps:
             self.losses.append(loss.item())
-            row = {"loss": self.losses[-1], "lr": lr, "grad_norm": norm.item(), "tokens_per_s": tokens_per_s}
+            row = {"loss": self.losses[-1], "lr": lr, "grad_norm": norm.item(), "tokens_per_s": tokens_per_s,
+                   **extra}
             if self.metrics is not None:
                 self.metrics.write(json.dumps({"step": step, **row, "step_time_s": seconds}) + "\n")
                 self.metrics.flush()

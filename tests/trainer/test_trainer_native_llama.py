@@ -1,0 +1,63 @@
+"""pretrain-lm's native path (docs/architecture.md#native-path): DTensor tensor parallel and FSDP2
+over a ("dp", "tp") DeviceMesh give one process's losses (fp32, CPU, gloo); compiled, the steps
+after the first make no new graph; bad input is one line, exit 2."""
+
+import pytest
+
+from trainer_testlib import read_metrics, run_cli, run_ranks
+from trn_trainer.errors import UsageError
+from trn_trainer.parallel.native_llama import check_sequence_splits
+
+
+def train(nproc, data, output, *extra, steps=4, **env):
+    args = ["pretrain-lm", "--native", "--data", str(data), "--output", str(output), "--model", "tiny",
+            "--global-batch", "8", "--steps", str(steps), "--lr", "1e-3", *extra]
+    done = run_ranks(nproc, args, timeout=400, **env) if nproc > 1 else run_cli(args, timeout=400, **env)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    return read_metrics(output)
+
+
+def losses(rows):
+    return [row["loss"] for row in rows]
+
+
+def test_tensor_parallel_and_fsdp2_give_one_processs_losses(lm_data, tmp_path):
+    """The gradient norms too: AdamW's step hardly changes when every gradient is scaled alike (a
+    sum over dp for a mean), the norm does."""
+    one = train(1, lm_data, tmp_path / "one")
+    assert len(one) == 4 and one[-1]["loss"] < one[0]["loss"]
+    for name, extra in {"tp2dp2": ["--tensor-parallel", "2"], "dp4": []}.items():
+        split = train(4, lm_data, tmp_path / name, *extra)
+        assert len(split) == 4, (name, split)
+        for key in ("loss", "grad_norm"):
+            worst = max(abs(a[key] - b[key]) for a, b in zip(one, split))
+            assert worst < 1e-5, (name, key, one, split)
+
+
+def test_compiled_steps_after_the_first_make_no_new_graph(lm_data, tmp_path):
+    rows = train(1, lm_data, tmp_path / "compiled", "--compile")
+    graphs = [(row["compiled_graphs"], row["recompiles"]) for row in rows]
+    assert graphs[0][0] >= 1 and all(g == graphs[0] for g in graphs[1:]) and graphs[0][1] == 0, graphs
+    eager = losses(train(1, lm_data, tmp_path / "eager"))
+    assert max(abs(a - b) for a, b in zip(eager, losses(rows))) < 1e-5, (eager, losses(rows))
+
+
+@pytest.mark.parametrize("extra, env, problem", [
+    (["--zero1"], {}, "--zero1 with --native: FSDP2 already shards"),
+    (["--sequence-parallel"], {}, "--sequence-parallel with --native"),
+    (["--compile"], {"TORCH_COMPILE_DYNAMIC_SOURCES": ".*"},
+     "--compile: TORCH_COMPILE_DYNAMIC_SOURCES=.* makes torch.compile's shapes dynamic"),
+])
+def test_bad_input_is_one_line(lm_data, tmp_path, extra, env, problem):
+    done = run_cli(["pretrain-lm", "--native", "--data", str(lm_data), "--output", str(tmp_path / "out"),
+                    "--model", "tiny", "--global-batch", "8", "--steps", "2", *extra], timeout=300, **env)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert problem in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_sequence_that_does_not_split_over_tensor_parallel_is_one_line():
+    with pytest.raises(UsageError, match="sequence length 30 of --data d does not split over it") as raised:
+        check_sequence_splits(30, 4, "d")
+    assert "\n" not in str(raised.value)
+    check_sequence_splits(32, 4, "d")
+    check_sequence_splits(30, 1, "d")
