@@ -6,6 +6,7 @@ import pytest
 
 from trainer_testlib import read_metrics, run_cli, run_ranks
 from trn_trainer.errors import UsageError
+from trn_trainer.models.llama_config import llama_config, llama_parameter_count
 from trn_trainer.parallel.native_llama import check_sequence_splits
 
 
@@ -36,8 +37,9 @@ def test_tensor_parallel_and_fsdp2_give_one_processs_losses(lm_data, tmp_path):
 
 def test_compiled_steps_after_the_first_make_no_new_graph(lm_data, tmp_path):
     rows = train(1, lm_data, tmp_path / "compiled", "--compile")
-    graphs = [(row["compiled_graphs"], row["recompiles"]) for row in rows]
-    assert graphs[0][0] >= 1 and all(g == graphs[0] for g in graphs[1:]) and graphs[0][1] == 0, graphs
+    """Seen failing with a sequence length that changes between steps: 1, 2, 2, 2 graphs."""
+    graphs = [row["compiled_graphs"] for row in rows]
+    assert graphs[0] >= 1 and all(g == graphs[0] for g in graphs[1:]), graphs
     eager = losses(train(1, lm_data, tmp_path / "eager"))
     assert max(abs(a - b) for a, b in zip(eager, losses(rows))) < 1e-5, (eager, losses(rows))
 
@@ -61,3 +63,25 @@ def test_a_sequence_that_does_not_split_over_tensor_parallel_is_one_line():
     assert "\n" not in str(raised.value)
     check_sequence_splits(32, 4, "d")
     check_sequence_splits(30, 1, "d")
+
+
+def test_llama3_sizes_are_metas():
+    """config.json of meta-llama/Meta-Llama-3-8B and -70B; the parameter counts are their
+    model.safetensors.index.json's total_size in bf16 (2 bytes a parameter)."""
+    for name, (layers, hidden, heads, inter, total_size) in {
+            "llama3-8b": (32, 4096, 32, 14336, 16_060_522_496),
+            "llama3-70b": (80, 8192, 64, 28672, 141_107_412_992)}.items():
+        c = llama_config(name, 400)  # the data's vocabulary does not change Meta's
+        assert (c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.intermediate_size) == \
+            (layers, hidden, heads, inter)
+        assert (c.num_key_value_heads, c.vocab_size, c.rope_theta, c.rms_norm_eps,
+                c.max_position_embeddings) == (8, 128256, 500000.0, 1e-5, 8192)
+        assert 2 * llama_parameter_count(c) == total_size
+
+
+def test_a_model_the_host_cannot_build_is_one_line(lm_data, tmp_path):
+    done = run_cli(["pretrain-lm", "--native", "--data", str(lm_data), "--output", str(tmp_path / "out"),
+                    "--model", "llama3-70b", "--global-batch", "8", "--steps", "1"], timeout=300)
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "--native --model llama3-70b (1 process(es) here, each building the whole model" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -1,6 +1,7 @@
 """Llama model sizes. Field names follow Hugging Face's LlamaConfig, so a config.json moves
 across both ways. The 7B, 13B and 70B rows are Llama 2's published configurations
-(docs/llama.md#sizes)."""
+(docs/llama.md#sizes); llama3-8b and llama3-70b are Meta Llama 3's, whose vocabulary and rotary
+base are part of the size."""
 
 import dataclasses
 
@@ -61,14 +62,23 @@ LLAMA_SIZES = {
     "7b": (32, 4096, 32, 32, 11008, 4096),
     "13b": (40, 5120, 40, 40, 13824, 4096),
     "70b": (80, 8192, 64, 8, 28672, 4096),
+    "llama3-8b": (32, 4096, 32, 8, 14336, 8192),
+    "llama3-70b": (80, 8192, 64, 8, 28672, 8192),
 }
+
+# Settings a size fixes whatever the data's vocabulary: Meta's Llama 3 config.json values (its
+# 128,256-token tokenizer, rope_theta 500,000).
+_LLAMA3 = {"vocab_size": 128256, "rope_theta": 500000.0}
+SIZE_SETTINGS = {"llama3-8b": _LLAMA3, "llama3-70b": _LLAMA3}
 
 
 def llama_config(name, vocab_size):
+    """Size `name`'s configuration; vocab_size: the data's, unless the size fixes its own."""
     layers, hidden, heads, kv_heads, inter, positions = named_size(LLAMA_SIZES, name, "Llama")
-    return LlamaConfig(vocab_size=vocab_size, hidden_size=hidden, intermediate_size=inter,
-                       num_hidden_layers=layers, num_attention_heads=heads,
-                       num_key_value_heads=kv_heads, max_position_embeddings=positions)
+    settings = {"vocab_size": vocab_size, **SIZE_SETTINGS.get(name, {})}
+    return LlamaConfig(hidden_size=hidden, intermediate_size=inter, num_hidden_layers=layers,
+                       num_attention_heads=heads, num_key_value_heads=kv_heads,
+                       max_position_embeddings=positions, **settings)
 
 
 def _multiplied_weights(c):

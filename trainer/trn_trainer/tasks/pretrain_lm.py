@@ -70,11 +70,12 @@ def data_and_config(args):
     """The run's samples, its vocabulary's size and the model's configuration (checked to split
     over --tensor-parallel)."""
     data = LmData(args.data, args.seed)
-    vocab_size = data.vocab_size or args.vocab_size
-    if data.max_token >= vocab_size:
+    config = llama_config(args.model, data.vocab_size or args.vocab_size)  # llama3-*: Meta's vocabulary
+    if data.max_token >= config.vocab_size:
         raise UsageError(f"--data {args.data} holds token {data.max_token}, outside the vocabulary of "
-                         f"{vocab_size}: give --vocab-size or the data's prepare_lm.json")
-    return data, vocab_size, llama_config(args.model, vocab_size).check(args.tensor_parallel)
+                         f"{config.vocab_size} of --model {args.model}: give --vocab-size or the data's "
+                         "prepare_lm.json")
+    return data, config.vocab_size, config.check(args.tensor_parallel)
 
 
 def pretrain_lm(args):

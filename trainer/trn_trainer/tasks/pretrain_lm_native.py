@@ -19,11 +19,13 @@ import torch.distributed as dist
 from ..checkpoint.group import coordination
 from ..devices.choice import select_device
 from ..errors import UsageError
+from ..models.llama_config import llama_parameter_count
 from ..models.llama_native import NativeLlamaForCausalLM, causal_lm_loss, next_token_labels
 from ..parallel.lm_optim import build_optimizer
 from ..parallel.native_llama import (check_sequence_splits, clip_gradients, loss_context, native_mesh,
                                      parallelize, whole_value)
 from ..tensorboard_events import run_events
+from ..training.host_memory import check_fits
 from ..training.optim import WarmupDecay, warmup_steps
 from .pretrain_lm import _metrics_file, _report, data_and_config
 from .pretrain_lm_log import LmStepLog
@@ -58,8 +60,22 @@ class DynamoGraphs:
             return {}
         from torch._dynamo.utils import counters
 
-        return {"compiled_graphs": int(counters["stats"]["unique_graphs"]),
-                "recompiles": int(sum(counters["recompiles"].values()))}
+        return {"compiled_graphs": int(counters["stats"]["unique_graphs"])}
+
+
+def _check_host_memory(args, env, device, parameters):
+    """Every process builds the whole model in fp32 on the host before DTensor and FSDP2 split it
+    (4 bytes a parameter; the same initial weights at every layout); on the CPU it then trains
+    there: fp32 weights, gradients and AdamW's two moments, 16 bytes a parameter, split over the
+    whole world (tensor parallel splits, FSDP2 shards over dp)."""
+    per_process = 4 * parameters
+    if device.kind == "cpu":
+        per_process += 16 * parameters // env.world_size
+    check_fits(per_process * env.local_world_size,
+               f"--native --model {args.model} ({env.local_world_size} process(es) here, each building the "
+               "whole model on the host before sharding it)",
+               "choose a smaller --model or fewer processes a node (the native path does not yet build "
+               "the model on the meta device)")
 
 
 def train_native(args, env, heartbeat, dp):
@@ -79,6 +95,7 @@ def train_native(args, env, heartbeat, dp):
     data, vocab_size, config = data_and_config(args)
     check_sequence_splits(data.seq_len, args.tensor_parallel, args.data)
     recompute = device.checkpoint if args.activation_checkpointing == "selective" else None
+    _check_host_memory(args, env, device, llama_parameter_count(config))
     whole = NativeLlamaForCausalLM(config, seed=args.seed, recompute=recompute)
     parameters = sum(p.numel() for p in whole.parameters())
     model = parallelize(whole, mesh, device, compile_layers=args.compile)
