@@ -15,6 +15,7 @@
 
 #include "directory.hpp"
 #include "file_copy.hpp"
+#include "parallel_work.hpp"
 #include "staging.hpp"
 #include "trn/cache/entry.hpp"
 #include "trn/cache/layout.hpp"
@@ -177,40 +178,6 @@ void transfer_entry(const detail::OpenDirectory& source_dir, const detail::OpenD
   if (replace) report.replaced++;
 }
 
-// Calls work(i, report) for every i below `count` on `jobs` threads, each with its own report,
-// added to `report` at the end. The first exception that is not a trn::Error of one entry (those
-// are kept in `bad` by `work`) stops every thread at its next item and is rethrown.
-template <typename Work>
-void for_each_in_parallel(std::size_t count, unsigned jobs, TransferReport& report, Work work) {
-  const auto threads = static_cast<std::size_t>(std::min<std::size_t>(jobs, count));
-  if (threads <= 1) {
-    for (std::size_t i = 0; i < count; ++i) work(i, report);
-    return;
-  }
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
-  std::exception_ptr failure;
-  std::mutex failure_mutex;
-  std::vector<TransferReport> reports(threads);
-  {
-    std::vector<std::jthread> workers;
-    workers.reserve(threads);
-    for (std::size_t t = 0; t < threads; ++t) {
-      workers.emplace_back([&, t] {
-        try {
-          for (std::size_t i; !stop && (i = next++) < count;) work(i, reports[t]);
-        } catch (...) {
-          const std::lock_guard lock(failure_mutex);
-          if (!failure) failure = std::current_exception();
-          stop = true;
-        }
-      });
-    }
-  }  // jthread joins
-  for (const auto& part : reports) report += part;
-  if (failure) std::rethrow_exception(failure);
-}
-
 void transfer_version(const std::filesystem::path& source_version_dir,
                       const std::filesystem::path& target_version_dir, Direction direction,
                       unsigned jobs, TransferReport& report) {
@@ -236,18 +203,20 @@ void transfer_version(const std::filesystem::path& source_version_dir,
   std::erase_if(modules, [](const detail::DirItem& module) {
     return !module.is_dir || !is_module_dir_name(module.name);
   });
-  for_each_in_parallel(modules.size(), jobs, report, [&](std::size_t i, TransferReport& part) {
-    const auto& module = modules[i];
-    const auto listed = target_names.find(module.name);
-    try {
-      transfer_entry(*source_dir, *target, source_version_dir, target_version_dir, module.name,
-                     listed == target_names.end() ? std::nullopt : std::optional(listed->second),
-                     direction, part);
-    } catch (const Error& e) {
-      // One bad entry must not cost every other entry its copy (and a recompile).
-      part.bad.push_back({source_version_dir / module.name, e.what()});
-    }
-  });
+  detail::for_each_in_parallel(
+      modules.size(), jobs, report, [&](std::size_t i, TransferReport& part) {
+        const auto& module = modules[i];
+        const auto listed = target_names.find(module.name);
+        try {
+          transfer_entry(
+              *source_dir, *target, source_version_dir, target_version_dir, module.name,
+              listed == target_names.end() ? std::nullopt : std::optional(listed->second),
+              direction, part);
+        } catch (const Error& e) {
+          // One bad entry must not cost every other entry its copy (and a recompile).
+          part.bad.push_back({source_version_dir / module.name, e.what()});
+        }
+      });
 }
 
 TransferReport transfer(const std::filesystem::path& from, const std::filesystem::path& to,

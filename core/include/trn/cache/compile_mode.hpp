@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+// How trn-run fills the compile cache before training, decided from the profile's worker command
+// (launcher/profiles/README.md#compile-phase):
+//   - the trn1 path (torch-xla): neuron_parallel_compile around compile_steps steps, which
+//     extracts the graphs and compiles them in parallel (docs/hardware.md#neuron-parallel-compile);
+//   - the native path (TorchNeuron, `--native` or `--device neuron`): a warm-up run of
+//     compile_steps steps on every node, whose torch.compile(backend="neuron") compiles the graphs
+//     into TorchNeuron's NEFF cache (docs/hardware.md#torchneuron-cache); neuron_parallel_compile
+//     works on torch-xla's graphs only.
+namespace trn::cache {
+
+enum class CompileMode {
+  kNeuronParallelCompile,
+  kWarmUp,
+  // The native path on a device named other than Neuron (--device cpu or cuda): nothing is
+  // compiled for a NeuronCore, so nothing is compiled ahead of training.
+  kNone,
+};
+
+std::string_view to_string(CompileMode mode);  // "neuron_parallel_compile", "warm-up", "none"
+
+// The mode of a worker command (its words, placeholders rendered or not): native when it has
+// `--native`, or `--device neuron` (which implies it); then kNone when its `--device` is cpu or
+// cuda, else kWarmUp. Any other command: kNeuronParallelCompile.
+CompileMode compile_mode_of(const std::vector<std::string>& worker_command);
+
+// The variable the warm-up run's workers find set to "1": take the steps and compile what they
+// compile, but resume nothing and write no checkpoint, metrics or results (as under
+// NEURON_EXTRACT_GRAPHS_ONLY on the trn1 path), so the training step starts from step 0.
+inline constexpr std::string_view compile_warmup_variable = "TRN_COMPILE_WARMUP";
+
+// torch-neuronx's optimisation level for neuronx-cc (its default for torch.compile: -O2), part of
+// TorchNeuron's NEFF key.
+inline constexpr std::string_view compiler_opt_level_variable = "NEURON_COMPILER_OPT_LEVEL";
+
+}  // namespace trn::cache
