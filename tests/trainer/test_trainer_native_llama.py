@@ -2,6 +2,10 @@
 over a ("dp", "tp") DeviceMesh give one process's losses (fp32, CPU, gloo); compiled, the steps
 after the first make no new graph; bad input is one line, exit 2."""
 
+import glob
+import os
+import shutil
+
 import pytest
 
 from trainer_testlib import read_metrics, run_cli, run_ranks
@@ -85,3 +89,28 @@ def test_a_model_the_host_cannot_build_is_one_line(lm_data, tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert "--native --model llama3-70b (1 process(es) here, each building the whole model" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_checkpoint_resumes_at_another_layout_with_the_same_losses(lm_data, tmp_path):
+    """Through the checkpoint engine's DCP: tp 2 x dp 2 writes checkpoints 2, 4 and 6; from its
+    checkpoint 2, FSDP2 at dp 4 trains steps 3 to 6, and from dp 4's checkpoint 4 one process
+    trains steps 5 and 6, each with the unbroken run's losses."""
+    every = ["--checkpoint-every", "2"]
+    whole = losses(train(4, lm_data, tmp_path / "tp2dp2", "--tensor-parallel", "2", *every, steps=6))
+    assert len(whole) == 6
+    keep(tmp_path / "tp2dp2", 2, tmp_path / "dp4")
+    dp4 = losses(train(4, lm_data, tmp_path / "dp4", *every, steps=6))
+    keep(tmp_path / "dp4", 4, tmp_path / "one")
+    one = losses(train(1, lm_data, tmp_path / "one", *every, steps=6))
+    assert len(dp4) == 4 and len(one) == 2, (dp4, one)
+    worst = max(abs(a - b) for a, b in zip(whole[2:], dp4))
+    assert worst < 1e-5, (whole, dp4)
+    worst = max(abs(a - b) for a, b in zip(whole[4:], one))
+    assert worst < 1e-5, (whole, one)
+
+
+def keep(run, step, into):
+    """A folder holding `run`'s checkpoint `step` alone: its metrics are then the resumed steps'."""
+    os.makedirs(into)
+    for path in glob.glob(str(run / f"ckpt_{step}.*")):
+        shutil.copy(path, into)

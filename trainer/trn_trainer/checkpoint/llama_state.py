@@ -38,6 +38,7 @@ class LmLayout:
     zero1: bool
     names_by_id: dict
     row: object = None  # this rank's tensor-parallel row (where its ZeRO-1 states are)
+    reads_legacy = True  # checkpoints from before DCP (llama_legacy.py)
     mesh: object = None  # the ("dp", "tp") mesh
 
     @classmethod
@@ -53,6 +54,23 @@ class LmLayout:
     def torch_optimizer(self, optimizer):
         """The torch optimizer that holds this rank's AdamW state (ZeRO-1: its partition's)."""
         return optimizer.optim if self.zero1 else optimizer
+
+    def named_states(self, optimizer):
+        """This rank's AdamW state by parameter name, live."""
+        return _named_states(self.torch_optimizer(optimizer), self.names_by_id)
+
+    def templates(self, model_state, optimizer):
+        """Empty tensors of this rank's part of the model and of AdamW's state, by name, for a load."""
+        torch_optimizer = self.torch_optimizer(optimizer)
+        params = {self.names_by_id[id(p)]: p
+                  for group in torch_optimizer.param_groups for p in group["params"]}
+        return ({name: torch.empty(t.shape, dtype=t.dtype) for name, t in model_state.items()},
+                {name: _adamw_template(p.shape, p.dtype) for name, p in params.items()})
+
+    def loaded_optimizer(self, optimizer, by_name):
+        """(key, value) of the loaded optimizer state in what load_step returns."""
+        return (ZERO1_PARTITION if self.zero1 else "optimizer",
+                _optimizer_state_dict(self.torch_optimizer(optimizer), self.names_by_id, by_name))
 
     def whole(self, name, local, zero1_state=False):
         """`local` (this rank's part of parameter `name`'s tensor, or of a state of its shape) as
@@ -88,7 +106,7 @@ def capture(model_state, optimizer, layout, progress, run):
             RUN: {**run, "tensor_parallel": layout.groups.tp.size, "data_parallel": layout.groups.dp_size,
                   "zero1": layout.zero1}}
     return {"head": head, "model": dict(model_state),
-            "optim": _named_states(layout.torch_optimizer(optimizer), layout.names_by_id)}
+            "optim": layout.named_states(optimizer)}
 
 
 def _as_whole(model, optim, layout):
@@ -135,6 +153,11 @@ class _Shares:
         return self.loaded[rank]
 
 
+def _adamw_template(shape, dtype):
+    return {"step": torch.zeros((), dtype=torch.float32), "exp_avg": torch.empty(shape, dtype=dtype),
+            "exp_avg_sq": torch.empty(shape, dtype=dtype)}
+
+
 def _optimizer_state_dict(torch_optimizer, names_by_id, by_name):
     """torch_optimizer's state_dict with the loaded states put in by parameter name."""
     state_dict = torch_optimizer.state_dict()
@@ -159,23 +182,20 @@ def load_step(tiers, step, layout, run, model_state, optimizer):
     shares = _Shares(tiers, manifest)
     head = shares(0)
     if isinstance(head, dict) and FORMAT not in head:
+        if not layout.reads_legacy:
+            raise ValueError("it was written before DCP, which the native path does not read")
         return llama_legacy.load_step(tiers, step, layout.groups, layout.zero1, run)
     saved = _check_head(head, step, tiers.path(step), run)[RUN]
     if manifest["world_size"] != saved["tensor_parallel"] * saved["data_parallel"]:
         raise ValueError(f"its manifest lists {manifest['world_size']} shards, not "
                          f"{saved['tensor_parallel'] * saved['data_parallel']}")
-    torch_optimizer = layout.torch_optimizer(optimizer)
-    params = {layout.names_by_id[id(p)]: p for group in torch_optimizer.param_groups for p in group["params"]}
-    model = {name: torch.empty(t.shape, dtype=t.dtype) for name, t in model_state.items()}
-    optim = {name: {"step": torch.zeros((), dtype=torch.float32),
-                    "exp_avg": torch.empty(p.shape, dtype=p.dtype),
-                    "exp_avg_sq": torch.empty(p.shape, dtype=p.dtype)} for name, p in params.items()}
+    model, optim = layout.templates(model_state, optimizer)
     whole = dcp_share.load_into(_as_whole(model, optim, layout), head[dcp_share.METADATA], shares)
     state = {key: head[key] for key in HEAD_KEYS}
     state["model"] = {name: _local(t) for name, t in whole["model"].items()}
     by_name = {name: {key: _local(v) for key, v in s.items()} for name, s in whole["optim"].items()}
-    state[ZERO1_PARTITION if layout.zero1 else "optimizer"] = _optimizer_state_dict(
-        torch_optimizer, layout.names_by_id, by_name)
+    key, value = layout.loaded_optimizer(optimizer, by_name)
+    state[key] = value
     return state
 
 

@@ -17,6 +17,7 @@ import torch
 import torch.distributed as dist
 
 from ..checkpoint.group import coordination
+from ..checkpoint.llama_native_state import NativeLayout
 from ..devices.choice import select_device
 from ..errors import UsageError
 from ..models.llama_config import llama_parameter_count
@@ -29,6 +30,7 @@ from ..training.host_memory import check_fits
 from ..training.optim import WarmupDecay, warmup_steps
 from .pretrain_lm import _metrics_file, _report, data_and_config
 from .pretrain_lm_log import LmStepLog
+from .pretrain_lm_saves import LmSaves
 
 # What the own path has that the native path does otherwise: (option, set, why, fix).
 _OWN_PATH_ONLY = (
@@ -82,7 +84,7 @@ def train_native(args, env, heartbeat, dp):
     check_native_args(args)
     device = select_device(args.device, args.dtype, env, native=True)
     device.init_process_group()
-    coordination(env, snapshots=False)
+    ranks = coordination(env, snapshots=False)
     mesh = native_mesh(device, env.world_size, args.tensor_parallel)
     dp_rank = mesh["dp"].get_local_rank()
     device.manual_seed(args.seed)
@@ -101,6 +103,16 @@ def train_native(args, env, heartbeat, dp):
     model = parallelize(whole, mesh, device, compile_layers=args.compile)
     optimizer = build_optimizer(list(model.named_parameters()), args, groups=None)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
+    layout = NativeLayout(model, mesh)
+    run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
+           "vocab_size": vocab_size}
+    saves = LmSaves(args, env, layout.groups, ranks, device.snapshot_overlaps, None, say, layout=layout)
+    start, consumed = 0, 0
+    state = saves.resume(run, layout.model_state(), optimizer)
+    if state is not None:  # the checkpoint's chunks at this run's layout, whatever layout wrote it
+        layout.restore(optimizer, state)
+        start, consumed = int(state["step"]), int(state["consumed_samples"])
+    state = None  # the host copy is not needed any more
     if main:
         os.makedirs(args.output, exist_ok=True)
         print(f"trn_trainer: llama {args.model} ({parameters:,} parameters, tp {args.tensor_parallel} x "
@@ -108,7 +120,6 @@ def train_native(args, env, heartbeat, dp):
               f"{device.describe()}, micro-batch {args.micro_batch} x accumulation "
               f"{args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
               f"{args.global_batch} of {data.seq_len} tokens", flush=True)
-    start, consumed = 0, 0
     metrics = _metrics_file(args.output, start) if main else None
     events = run_events(args, start) if main else None
     log = LmStepLog(args, device, data.seq_len, metrics, events, main)
@@ -130,18 +141,30 @@ def train_native(args, env, heartbeat, dp):
             loss_sum /= dp
         norm = clip_gradients(model.parameters(), args.grad_clip)
         lr = schedule.apply(optimizer, step)
+        saves.fence()
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         consumed += args.global_batch
         log.step(step, loss_sum, norm, lr, read_now=True, extra=graphs.row())
         heartbeat.step_done(step)
+        if step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0):
+            progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
+            with heartbeat.checkpointing():
+                stall_s = saves.save(step, lambda: (layout.model_state(), optimizer, progress, run),
+                                     last=step == args.steps)
+            if events is not None and stall_s is not None:
+                events.checkpoint_stall(step, stall_s)
+            log.restart_clock()
+    saves.finish()
     if main:
         metrics.close()
         if events is not None:
             events.close()
     losses = log.losses
-    if main:
-        summary = _report(args, config, data, losses, started, args.tensor_parallel, dp, {})
+    if main and not losses:  # resumed from the last step: nothing left to train
+        say(f"done: the run in {args.output} already reached step {args.steps}")
+    elif main:
+        summary = _report(args, config, data, losses, started, args.tensor_parallel, dp, saves.report())
         say(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
             f"{os.path.join(args.output, 'results.json')}")
     device.barrier()

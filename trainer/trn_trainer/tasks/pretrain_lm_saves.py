@@ -15,13 +15,14 @@ from .pretrain_inputs import checkpoint_tiers
 
 
 class LmSaves:
-    def __init__(self, args, env, groups, coordination, overlap, stepped, say):
+    def __init__(self, args, env, groups, coordination, overlap, stepped, say, layout=None):
         """coordination: checkpoint/group.py's for the ranks; overlap: the device lets the copy into
         host memory run beside the next step; stepped: the (name, parameter) pairs the optimizer
-        steps."""
+        steps. layout: where the tensors sit (the native path's, llama_native_state.py), else
+        the own path's from groups and stepped."""
         self.args, self.group, self.say = args, coordination, say
         self.zero1 = bool(args.zero1 and groups.dp_size > 1)
-        self.layout = llama_state.LmLayout.of(groups, self.zero1, stepped)
+        self.layout = layout or llama_state.LmLayout.of(groups, self.zero1, stepped)
         self.tiers = checkpoint_tiers(args, say)
         self.tier_writer = TierWriter(self.tiers, coordination, env.local_rank, say)
         self.writer = CheckpointWriter(self._persist, say, coordination, args.checkpoint_mode,
