@@ -169,7 +169,8 @@ def add_pretrain_lm(sub):
                        formatter_class=DefaultsHelpFormatter)
     p.add_argument("--data", required=True, help="folder holding prepare-lm's *_training_*.hdf5 shards")
     p.add_argument("--output", required=True, help="folder for metrics and results")
-    p.add_argument("--model", default="tiny", help="tiny, tiny-mha, 100m, 1b, 7b, 13b or 70b")
+    p.add_argument("--model", default="tiny",
+                   help="tiny, tiny-mha, 100m, 1b, 7b, 13b, 70b (Llama 2's), llama3-8b or llama3-70b")
     p.add_argument("--tensor-parallel", type=int, default=1, help="ranks that split each layer")
     p.add_argument("--pipeline-parallel", type=int, default=1, help="1: pipeline parallelism is not built")
     p.add_argument("--zero1", action="store_true", help="shard the optimizer state over data parallel")
@@ -198,7 +199,7 @@ def add_pretrain_lm(sub):
                    "step 0) when --output has no checkpoint to resume from")
     p.add_argument("--compile", action="store_true",
                    help="torch.compile the model's forward and backward (CUDA or CPU; XLA traces its graphs "
-                   "itself)")
+                   "itself; with --native each decoder layer, static shapes, backend neuron on Trainium)")
     _device_args(p)
     _native_args(p)
     _checkpoint_tier_args(p)
