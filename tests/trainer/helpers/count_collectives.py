@@ -15,7 +15,8 @@ import torch.distributed as dist
 
 EVENTS = []
 COLLECTIVES = ("all_reduce", "all_gather", "all_gather_object", "broadcast", "broadcast_object_list",
-               "reduce", "reduce_scatter", "all_to_all", "gather", "scatter", "barrier")
+               "reduce", "reduce_scatter", "all_to_all", "gather", "scatter", "barrier",
+               "all_gather_single", "reduce_scatter_single")  # the last two: FSDP2's (torch 2.13)
 
 
 def _record(name, fn):

@@ -101,6 +101,12 @@ def add_pretrain(sub):
     p.add_argument("--log-every", type=int, default=10, help="progress line every N steps")
     _device_args(p)
     _native_args(p)
+    p.add_argument("--data-parallel", choices=("fsdp", "ddp"), default=None,
+                   help="with --native: PyTorch's FSDP2 (per encoder layer and the root; the default) or "
+                   "DDP reduces the gradients (docs/architecture.md#native-bert)")
+    p.add_argument("--compile", action="store_true",
+                   help="with --native: torch.compile each encoder layer (backend neuron on Trainium, "
+                   "static shapes)")
     p.add_argument("--model-impl", choices=("native", "hf"), default="native",
                    help="hf: Hugging Face transformers' BertForPreTraining")
     p.add_argument("--dropout-rng", choices=("sample", "device"), default="sample",

@@ -127,7 +127,7 @@ class Trainer:
         self.setup()
         a, inputs, run = self.args, self.inputs, self.run_state
         self.say(f"trn_trainer: {a.model} ({run.parameter_count():,} parameters, "
-                 f"{a.model_impl}) on {run.device.describe()}, world {self.env.world_size}, "
+                 f"{a.model_impl}) on {run.describe()}, world {self.env.world_size}, "
                  f"micro-batch {a.micro_batch} x accumulation {inputs.accumulation} = global batch "
                  f"{inputs.global_batch}, {len(inputs.shards.paths)} shard(s) of seq {inputs.shards.seq_len}")
         if self.extract_only:
@@ -173,7 +173,7 @@ class Trainer:
         # that traces the step (XLA) computes it in every step, read or not, so that a checkpoint
         # step runs the same graph as the others instead of compiling one of its own (the compile
         # phase, which extracts the graphs, would not have it).
-        health = divergence.weights_health(run.params) if checkpoint_due or run.device.defers_reads else None
+        health = run.weights_health() if checkpoint_due or run.device.defers_reads else None
         if checkpoint_due and not self.extract_only:  # on every rank, so that all stop together
             run.device.after_step(divergence.check_weights, run.step, health, lr, self.resume_hint)
         run.device.step_end()  # XLA: cut and run the graph; the closures follow

@@ -19,7 +19,7 @@ from ..errors import UsageError
 from ..models.bert_config import BertConfig, model_config
 from ..outside_files import output_folder_problem
 from ..training.optim import DEFAULT_LR
-from ..training.setting_checks import check_settings
+from ..training.setting_checks import check_native_options, check_settings
 
 DEFAULT_VOCAB_SIZE = 30522  # BERT's uncased vocabulary, when neither --vocab-size nor vocab.txt says
 
@@ -105,6 +105,7 @@ def check_inputs(args, world_size, resume, say, local_rank=0, init=True):
     is none (graph extraction reads nothing)."""
     global_batch, accumulation = _check_numbers(args, world_size)
     check_settings(args)
+    check_native_options(args)
     _check_output(args.output)
     shards = _open_matching_shards(args)
     config = model_config(args.model, _vocab_size(args, say), args.dropout)

@@ -2,9 +2,11 @@
 rate schedule, gradient reducer and data loader, plus where it stands (step, samples consumed),
 restored from the checkpoint it resumes from."""
 
+import contextlib
 import os
 import time
 
+import torch
 
 from ..checkpoint import bert_state, files
 from ..checkpoint.group import agreed_resume_step, coordination
@@ -15,6 +17,7 @@ from ..devices.choice import select_device
 from ..errors import CheckpointError
 from ..models.choice import build_model
 from ..parallel.reduction import GradientReducer
+from ..training import divergence
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, build_optimizer, warmup_steps
 
@@ -27,13 +30,21 @@ class TrainingRun:
         self.group = coordination(env, snapshots=inputs.snapshot_every != 0)
         self.device.manual_seed(args.seed)
         model = build_model(inputs.config, args.model_impl, args.dropout_rng)
-        self.model = self.device.prepare_model(model)
+        model = self.device.prepare_model(model)
+        # The native path: PyTorch's FSDP2 or DDP reduce the gradients; the own path: the reducer.
+        self.native = None
+        if args.native:  # imported here: the own path (torch-xla's torch too) never loads FSDP2
+            from ..parallel.native_data_parallel import NativeDataParallel
+
+            self.native = NativeDataParallel(model, self.device, args.data_parallel, args.compile)
+            model = self.native.model
+        self.model = model
         self.weights = TrainedWeights(self.model)
         self.params = self.weights.params
         self.optimizer = build_optimizer(args.optimizer, self.weights.stepped, inputs.lr, args.weight_decay)
         self.schedule = WarmupDecay(inputs.lr, warmup_steps(args.warmup, args.steps), args.steps,
                                     1.0 if args.schedule == "linear" else args.poly_power)
-        self.reducer = GradientReducer(self.device, self.params)
+        self.reducer = None if self.native else GradientReducer(self.device, self.params)
         self.step, self.consumed = 0, 0
         self._resume(inputs, say)
         self.loader = StepLoader(inputs.shards, args.seed, args.micro_batch, env.world_size,
@@ -86,15 +97,57 @@ class TrainingRun:
         inputs.from_snapshot = True
         return True
 
+    def describe(self):
+        """The device, and on the native path the data parallelism."""
+        described = self.device.describe()
+        return f"{described}, {self.native.describe()}" if self.native else described
+
+    def micro_step(self, last):
+        """The context of one micro-step's forward and backward (`last`: the step's last)."""
+        return self.native.micro_step(last) if self.native else contextlib.nullcontext()
+
+    def autocast(self):
+        return self.native.autocast() if self.native else self.device.autocast()
+
+    def reduce(self, scalars):
+        """The step's gradients and its loss sums `scalars` summed over the ranks (the native
+        path's gradients were summed in the backward); returns the summed loss sums."""
+        return self.native.reduce_losses(scalars) if self.native else self.reducer.reduce(scalars)
+
+    def clip_gradients(self, max_norm):
+        """Clip to the global gradient norm `max_norm`; returns that norm."""
+        if self.native:
+            return self.native.clip_gradients(self.params, max_norm)
+        return torch.nn.utils.clip_grad_norm_(self.params, max_norm)
+
+    def weights_health(self):
+        """divergence.weights_health of the whole model."""
+        if self.native:
+            return self.native.weights_health(self.params)
+        return divergence.weights_health(self.params)
+
     def optimizer_step(self):
         self.weights.optimizer_step(self.optimizer)
 
     def model_state(self):
-        """The weights a checkpoint holds: fp32 (the master copies of a bf16 model)."""
-        return self.weights.state()
+        """The weights a checkpoint holds: fp32 (the master copies of a bf16 model), whole."""
+        return self.native.model_state() if self.native else self.weights.state()
 
     def load_model_state(self, state):
-        self.weights.load(state)
+        if self.native:
+            self.native.load_model_state(state)
+        else:
+            self.weights.load(state)
+
+    def optimizer_state(self):
+        """The optimizer's state as Optimizer.state_dict lays it out, with whole tensors."""
+        return self.native.optimizer_state(self.optimizer) if self.native else self.optimizer.state_dict()
+
+    def load_optimizer_state(self, state):
+        if self.native:
+            self.native.load_optimizer_state(self.optimizer, state)
+        else:
+            self.optimizer.load_state_dict(state)
 
     def parameter_count(self):
         return sum(p.numel() for p in self.params)

@@ -35,3 +35,13 @@ def check_settings(args):
     if args.peak_tflops is not None and args.peak_tflops <= 0:
         raise UsageError(f"--peak-tflops {args.peak_tflops}: must be positive (TFLOP/s per process), "
                          "or leave it out")
+
+
+def check_native_options(args):
+    """--data-parallel and --compile belong to the native path (pretrain --native)."""
+    for shown in (f"--data-parallel {args.data_parallel}" if args.data_parallel else None,
+                  "--compile" if args.compile else None):
+        if shown and not args.native:
+            raise UsageError(f"{shown}: an option of the native path (PyTorch's FSDP2 or DDP, "
+                             "torch.compile); add --native, or drop it for the own path, which "
+                             "all-reduces the gradients itself")
