@@ -38,7 +38,6 @@ from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel
 
-from ..training import divergence
 
 MODES = ("fsdp", "ddp")
 _WHOLE = StateDictOptions(full_state_dict=True)
@@ -52,8 +51,8 @@ def _sum_gradients_hook(group, bucket):
 
 class NativeDataParallel:
     """`model` (BertForPreTraining, native or Hugging Face's, on `device`) wrapped for data
-    parallelism `mode` (fsdp or ddp) over every rank; compile_layers: each encoder layer's forward
-    through device.compile (static shapes), the parameter names unchanged."""
+    parallelism `mode` (fsdp or ddp) over every rank; compile_layers: each encoder layer compiled
+    in place (device.compile_in_place: static shapes, the parameter names unchanged)."""
 
     def __init__(self, model, device, mode, compile_layers=False):
         self.device, self.mode = device, mode or "fsdp"
@@ -62,8 +61,8 @@ class NativeDataParallel:
         self.loss_reductions = 0  # all-reduces of the step's loss sums (one a step)
         layers = model.bert.encoder.layer
         if compile_layers:
-            for layer in layers:  # in place: FQNs stay, and FSDP2's hooks run around it, eager
-                layer.forward = device.compile(layer.forward)
+            for layer in layers:  # in place: the parameter names stay (FSDP2, checkpoints)
+                device.compile_in_place(layer)
         self.model = model
         if not self.distributed:
             return
@@ -131,14 +130,19 @@ class NativeDataParallel:
         torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)
         return norm
 
-    def weights_health(self, params):
-        """divergence.weights_health over every rank's shards: the same answer on every rank."""
+    @staticmethod
+    def local_shards(params):
+        """Each parameter's part on this rank (the whole tensor where it is not sharded), those of
+        no element left out (FSDP2 gives a tensor of fewer rows than ranks to some ranks only)."""
         local = [p.to_local() if isinstance(p, DTensor) else p for p in params]
-        health = divergence.weights_health([t for t in local if t.numel()])
+        return [t for t in local if t.numel()]
+
+    def health_over_ranks(self, health):
+        """divergence.weights_health's [finite, largest |weight|] of this rank's shards made the
+        whole model's, the same on every rank."""
         if not (self.distributed and self.mode == "fsdp"):
             return health
-        # [not finite, largest] maximised over the ranks, then back to [finite, largest]
-        worst = torch.stack([1 - health[0], health[1]])
+        worst = torch.stack([1 - health[0], health[1]])  # [not finite, largest], maximised
         dist.all_reduce(worst, op=dist.ReduceOp.MAX)
         return torch.stack([1 - worst[0], worst[1]])
 

@@ -122,8 +122,9 @@ class TrainingRun:
 
     def weights_health(self):
         """divergence.weights_health of the whole model."""
-        if self.native:
-            return self.native.weights_health(self.params)
+        if self.native:  # over each rank's shards, then over the ranks
+            shards = self.native.local_shards(self.params)
+            return self.native.health_over_ranks(divergence.weights_health(shards))
         return divergence.weights_health(self.params)
 
     def optimizer_step(self):
