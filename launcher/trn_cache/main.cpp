@@ -4,7 +4,9 @@
 //   trn-cache prune       [--root DIR] [--failed] [--older-than AGE] [--max-size SIZE]
 //                         [--dry-run] [--json]
 //   trn-cache pull        --from SHARED [--to LOCAL] [--compiler-version V] [--jobs N] [--json]
+//                         [--layout neuronx-cc|torchneuron]
 //   trn-cache push        [--from LOCAL] --to SHARED [--compiler-version V] [--jobs N] [--json]
+//                         [--layout neuronx-cc|torchneuron]
 //   trn-cache spread      --from SHARED [--to LOCAL] [--fanout K] [--compiler-version V]
 //                         [--jobs N] [--json]   (one task per node of a Slurm step)
 // Exit status: 0 done, 2 usage or cache error (one line on stderr, "trn-cache: ...").
@@ -27,6 +29,8 @@
 #include "trn/cache/clear_locks.hpp"
 #include "trn/cache/compiler_flags.hpp"
 #include "trn/cache/layout.hpp"
+#include "trn/cache/neff_layout.hpp"
+#include "trn/cache/neff_transfer.hpp"
 #include "trn/cache/prune.hpp"
 #include "trn/cache/scan.hpp"
 #include "trn/cache/spread.hpp"
@@ -76,6 +80,10 @@ const char* const usage_text =
     "               (srun --ntasks-per-node=1 trn-cache spread --from SHARED ...)\n"
     "               --from SHARED [--to LOCAL] [--fanout K] [--compiler-version V] [--jobs N]\n"
     "               [--json]\n"
+    "  --layout torchneuron (pull, push): TorchNeuron's NEFF cache of torch.compile(backend=\n"
+    "               \"neuron\"), <root>/<k[0:2]>/<k[2:4]>/<k>.neff: the local one is\n"
+    "               TORCH_NEURONX_NEFF_CACHE_DIR, else /tmp/neff_cache; the shared one is\n"
+    "               SHARED/torchneuron-neff (default layout: neuronx-cc)\n"
     "\n"
     "The local cache (default for --root, pull's --to, push's --from) is the compiler's:\n"
     "--cache_dir in NEURON_CC_FLAGS, else NEURON_COMPILE_CACHE_URL, else\n"
@@ -264,8 +272,25 @@ cache::SpreadReport spread_in_step(const std::filesystem::path& from,
   return cache::spread(spread);
 }
 
+// --layout torchneuron: TorchNeuron's NEFF cache (docs/hardware.md#torchneuron-cache) rather
+// than neuronx-cc's.
+bool torchneuron_layout(const std::string& command, const po::variables_map& options) {
+  if (options.count("layout") == 0U) return false;
+  const auto& layout = options["layout"].as<std::string>();
+  if (layout != "neuronx-cc" && layout != "torchneuron") {
+    throw UsageError{"--layout " + layout + ": use neuronx-cc or torchneuron"};
+  }
+  if (layout == "torchneuron" && command == "spread") {
+    throw UsageError{
+        "spread --layout torchneuron: the spread streams the neuronx-cc layout only; pull "
+        "TorchNeuron's NEFFs with srun trn-cache pull --layout torchneuron"};
+  }
+  return layout == "torchneuron";
+}
+
 int run_transfer(const std::string& command, const po::variables_map& options) {
   const bool pulling = command != "push";
+  const bool neffs = torchneuron_layout(command, options);
   if (options.count(pulling ? "from" : "to") == 0U) {
     throw UsageError{command + " needs " + (pulling ? "--from SHARED" : "--to SHARED")};
   }
@@ -278,15 +303,21 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
                        "sync`, or give the runtime the URL itself in NEURON_COMPILE_CACHE_URL"};
     }
   }
-  if (pulling && options.count("to") == 0U && !local_root_named()) {
+  if (pulling && !neffs && options.count("to") == 0U && !local_root_named()) {
     // Neuron's default folder is also spank_trn's node-local tier, whose per-user folders the
     // plugin makes as root: a pull there by hand would make the tier the caller's.
     throw UsageError{
         "pull needs a destination: NEURON_COMPILE_CACHE_URL is unset (spank_trn sets it in "
         "job steps); run it in a step (srun trn-cache pull ...) or pass --to DIR"};
   }
-  const auto from = root_option(options, "from");
-  const auto to = root_option(options, "to");
+  // The NEFF cache's local tier is the folder TorchNeuron itself picks when none is given.
+  const auto root_of = [&](const char* name) {
+    if (!neffs) return root_option(options, name);
+    if (options.count(name) != 0U) return std::filesystem::path(options[name].as<std::string>());
+    return cache::neff_cache_root(trn::env_value(cache::neff_cache_dir_variable));
+  };
+  const auto from = root_of("from");
+  const auto to = root_of("to");
   std::error_code error;
   if (pulling && !std::filesystem::is_directory(from, error)) {
     throw UsageError{"--from " + from.string() +
@@ -303,14 +334,18 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
   const auto start = std::chrono::steady_clock::now();
   std::optional<cache::SpreadReport> spread;
   if (command == "spread") spread = spread_in_step(from, to, transfer, options);
-  const auto report = spread    ? spread->local
-                      : pulling ? cache::pull(from, to, transfer)
-                                : cache::push(from, to, transfer);
+  const auto report =
+      spread    ? spread->local
+      : neffs   ? (pulling ? cache::pull_neffs(cache::shared_neff_root(from), to, transfer)
+                           : cache::push_neffs(from, cache::shared_neff_root(to), transfer))
+      : pulling ? cache::pull(from, to, transfer)
+                : cache::push(from, to, transfer);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   if (options.count("json") != 0U) {
     auto json = spread ? cache::to_json(*spread) : cache::to_json(report);
     json["from"] = from.string();
     json["to"] = to.string();
+    json["layout"] = neffs ? "torchneuron" : "neuronx-cc";
     json["seconds"] = took.count();
     json["jobs"] = transfer.jobs;
     json["bad"] = nlohmann::json::array();
@@ -354,7 +389,8 @@ po::options_description options_for(const std::string& command) {
     options.add_options()("from", po::value<std::string>(), "source cache root")(
         "to", po::value<std::string>(), "destination cache root")(
         "compiler-version", po::value<std::string>(), "only neuronxcc-<V>")(
-        "jobs", po::value<std::string>(), "entries copied at once")("json", "JSON report");
+        "jobs", po::value<std::string>(), "entries copied at once")("json", "JSON report")(
+        "layout", po::value<std::string>(), "neuronx-cc or torchneuron");
     if (command == "spread") {
       options.add_options()("fanout", po::value<std::string>(), "children per node");
     }

@@ -6,6 +6,7 @@
 
 #include "common/exit_codes.hpp"
 #include "step_nodes.hpp"
+#include "trn/cache/compile_mode.hpp"
 #include "trn/cache/compiler_version.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/cache/manifest.hpp"
@@ -22,6 +23,11 @@
 
 namespace trn::launcher {
 namespace {
+
+// How this plan fills the compile cache: decided by the profile's worker command.
+cache::CompileMode compile_mode(const plan::Plan& plan) {
+  return cache::compile_mode_of(plan.command);
+}
 
 // neuron_parallel_compile on `path` (a PATH value), else where the Neuron SDK installs it.
 std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::string& path) {
@@ -58,12 +64,106 @@ std::string compiler_version() {
 }
 
 // What makes compiled graphs reusable: the job-independent plan inputs, with the same compiler
-// and flags.
+// and flags. A warm-up's graphs are TorchNeuron's, not neuron_parallel_compile's: the mode is
+// part of the key, so neither path's manifest ever stands for the other's graphs.
 nlohmann::json compile_configuration(const plan::Plan& plan) {
   auto configuration = plan::compile_inputs(plan);
   configuration["compiler_version"] = compiler_version();
   configuration["neuron_cc_flags"] = env_value(trn::env::kNeuronCcFlags).value_or("");
+  if (const auto mode = compile_mode(plan); mode != cache::CompileMode::kNeuronParallelCompile) {
+    configuration["compile"] = std::string(cache::to_string(mode));
+    // TorchNeuron's NEFF key holds the optimisation level, but not the compiler's version
+    // (docs/hardware.md#torchneuron-cache): the manifest holds both.
+    configuration["neuron_compiler_opt_level"] =
+        env_value(cache::compiler_opt_level_variable).value_or("");
+  }
   return configuration;
+}
+
+// The compile step's log of each node: compile_<node>_<node count>.log (srun's %N), per node
+// count.
+std::string compile_log_prefix() { return "compile_"; }
+std::string compile_log_suffix(const plan::Plan& plan) {
+  return "_" + std::to_string(plan.nodes) + ".log";
+}
+
+// Writes the manifest that lets the next run with this configuration skip its compile phase.
+void record_compiled(const CompileRequest& request, const std::string& key,
+                     const nlohmann::json& configuration, const nlohmann::json& summary) {
+  cache::write_manifest(
+      request.tiers.shared.value_or(request.tiers.local), key,
+      {{"configuration", configuration}, {"profile", request.plan->profile}, {"summary", summary}});
+}
+
+// Every node copies its new local entries to the shared tier (TorchNeuron's NEFFs with `neffs`,
+// else the neuronx-cc layout's); false when the step failed.
+bool push_to_shared(const CompileRequest& request, bool neffs) {
+  auto push = one_task_per_node(request);
+  push.insert(push.end(), {request.trn_cache.string(), "push"});
+  if (neffs) push.insert(push.end(), {"--layout", "torchneuron"});
+  push.insert(push.end(), {"--to", request.tiers.shared->string()});
+  if (run_process(push, {.extra_env = request.env}) == 0) return true;
+  std::cout << "trn-run: warning: pushing new cache entries to " << request.tiers.shared->string()
+            << " failed\n";
+  return false;
+}
+
+// The native path's compile phase (docs/hardware.md#torchneuron-cache): the training command for
+// compile_steps steps on every node, with TRN_COMPILE_WARMUP=1, so that torch.compile(backend=
+// "neuron") compiles every graph of a step into each node's NEFF cache; then the new NEFFs go to
+// the shared tier and a manifest records it. Skipped when the manifest is there already.
+CompilePhaseResult warm_up(const CompileRequest& request) {
+  const auto& plan = *request.plan;
+  CompilePhaseResult result;
+  const auto manifest_root = request.tiers.shared.value_or(request.tiers.local);
+  const auto configuration = compile_configuration(plan);
+  const auto key = cache::manifest_key(configuration);
+  if (!request.force && cache::has_manifest(manifest_root, key)) {
+    std::cout << "trn-run: warm-up skipped: " << cache::manifest_path(manifest_root, key).string()
+              << " records this configuration's graphs as compiled (--force-compile to warm up "
+                 "again)\n";
+    result.report = {{"mode", "warm-up"}, {"skipped", "manifest"}, {"manifest", key}};
+    return result;
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const auto log_dir = plan.run_dir / "logs";
+  auto argv = one_task_per_node(request);
+  // A rank that fails leaves the others of its world waiting in a collective: end them too.
+  argv.insert(argv.end(),
+              {"--label", "--kill-on-bad-exit=1",
+               "--output=" +
+                   (log_dir / (compile_log_prefix() + "%N" + compile_log_suffix(plan))).string()});
+  argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
+  const auto task = compile_task_command(plan);
+  argv.insert(argv.end(), task.begin(), task.end());
+  auto env = request.env;
+  env[std::string(cache::compile_warmup_variable)] = "1";
+  std::cout << "trn-run: warming up the compile cache: " << plan.compile_steps << " steps on "
+            << plan.nodes << " nodes (torch.compile(backend=\"neuron\") fills each node's NEFF "
+            << "cache)\n"
+            << std::flush;
+  const int status = run_process(argv, {.extra_env = env});
+  result.ok = status == 0;
+  result.report = {{"mode", "warm-up"},
+                   {"outcome", result.ok ? "compiled" : "failed"},
+                   {"ok", result.ok},
+                   {"exit_status", status},
+                   {"steps", plan.compile_steps},
+                   {"manifest", key}};
+  if (!result.ok) {
+    result.message = "compilation failed: the warm-up run of " +
+                     std::to_string(plan.compile_steps) + " steps exited with " +
+                     std::to_string(status) + " (logs: " + log_dir.string() + "/compile_*)";
+  } else if (!request.tiers.shared || push_to_shared(request, /*neffs=*/true)) {
+    // Recorded only once the shared tier holds the graphs: a run that skips its warm-up for this
+    // manifest pulls them from there.
+    record_compiled(request, key, configuration, result.report);
+  }
+  result.report["seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  write_file_atomically(plan.run_dir / "compile.json", result.report.dump(2) + "\n", 0644);
+  if (result.ok) std::cout << "trn-run: warm-up done\n";
+  return result;
 }
 
 }  // namespace
@@ -106,12 +206,17 @@ nlohmann::json pull_cache(const CompileRequest& request) {
   // Several nodes spread the shared tier down a tree (node 0 reads it once), so N nodes do not
   // read it N times (docs/hardware.md#cache-spread); a starter given in place of srun (trn-run
   // starting its own node's workers) runs one node's plain pull.
+  // The native path's graphs are TorchNeuron's NEFFs, which trn-cache pulls in their own layout
+  // (the spread streams the neuronx-cc layout only).
+  const bool neffs = compile_mode(*request.plan) == cache::CompileMode::kWarmUp;
   const auto log_dir = request.plan->run_dir / "logs";
   auto argv = one_task_per_node(request);
-  const bool spread = request.spread_tree && request.starter.empty() && request.plan->nodes > 1;
-  argv.insert(argv.end(),
-              {"--output=" + (log_dir / "pull_%N.json").string(), request.trn_cache.string(),
-               spread ? "spread" : "pull", "--from", request.tiers.shared->string(), "--json"});
+  const bool spread =
+      !neffs && request.spread_tree && request.starter.empty() && request.plan->nodes > 1;
+  argv.insert(argv.end(), {"--output=" + (log_dir / "pull_%N.json").string(),
+                           request.trn_cache.string(), spread ? "spread" : "pull"});
+  if (neffs) argv.insert(argv.end(), {"--layout", "torchneuron"});
+  argv.insert(argv.end(), {"--from", request.tiers.shared->string(), "--json"});
   const auto started = std::chrono::steady_clock::now();
   if (const int status = run_process(argv, {.extra_env = request.env}); status != 0) {
     std::cout << "trn-run: warning: cache pull failed (exit " << status
@@ -143,6 +248,7 @@ nlohmann::json pull_cache(const CompileRequest& request) {
           {"bytes_copied", bytes},
           {"shared_tier_bytes", shared_tier_bytes},
           {"spread", spread},
+          {"layout", neffs ? "torchneuron" : "neuronx-cc"},
           {"seconds",
            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()},
           {"nodes", nodes}};
@@ -164,6 +270,17 @@ std::optional<int> pull_and_compile(const CompileRequest& request, nlohmann::jso
 CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto& plan = *request.plan;
   CompilePhaseResult result;
+  switch (compile_mode(plan)) {
+    case cache::CompileMode::kWarmUp:
+      return warm_up(request);
+    case cache::CompileMode::kNone:
+      std::cout << "trn-run: compile phase skipped: the native path on a device that is not "
+                   "Neuron compiles nothing ahead of training\n";
+      result.report = {{"skipped", "native path without Neuron"}};
+      return result;
+    case cache::CompileMode::kNeuronParallelCompile:
+      break;
+  }
   const auto compiler = installed_compiler(plan, request.env);
   if (!compiler) {
     std::cout << "trn-run: neuron_parallel_compile is not installed: compile phase skipped (CPU or "
@@ -182,9 +299,8 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   }
   const auto started = std::chrono::steady_clock::now();
   const auto log_dir = plan.run_dir / "logs";
-  // compile_<node>_<node count>.log: one per node (srun's %N), per node count.
-  const std::string prefix = "compile_";
-  const auto suffix = "_" + std::to_string(plan.nodes) + ".log";
+  const auto prefix = compile_log_prefix();
+  const auto suffix = compile_log_suffix(plan);
   auto argv = one_task_per_node(request);
   argv.insert(argv.end(), {"--label", "--output=" + (log_dir / (prefix + "%N" + suffix)).string()});
   argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
@@ -240,18 +356,8 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
                      " (logs: " + log_dir.string() + "/compile_*)";
     return result;
   }
-  cache::write_manifest(
-      manifest_root, key,
-      {{"configuration", configuration}, {"profile", plan.profile}, {"summary", result.report}});
-  if (request.tiers.shared) {
-    auto push = one_task_per_node(request);
-    push.insert(push.end(),
-                {request.trn_cache.string(), "push", "--to", request.tiers.shared->string()});
-    if (run_process(push, {.extra_env = request.env}) != 0) {
-      std::cout << "trn-run: warning: pushing new cache entries to "
-                << request.tiers.shared->string() << " failed\n";
-    }
-  }
+  record_compiled(request, key, configuration, result.report);
+  if (request.tiers.shared) push_to_shared(request, /*neffs=*/false);
   std::cout << "trn-run: compile done: " << interpreted.message << '\n';
   return result;
 }
@@ -264,6 +370,16 @@ std::vector<std::string> compile_task_command(const plan::Plan& plan) {
 
 std::optional<int> nothing_to_compile(const plan::Plan& plan,
                                       const std::map<std::string, std::string>& env) {
+  switch (compile_mode(plan)) {
+    case cache::CompileMode::kWarmUp:
+      return std::nullopt;  // the warm-up needs no neuron_parallel_compile
+    case cache::CompileMode::kNone:
+      std::cout << "trn-compile: the native path on a device that is not Neuron: nothing to "
+                   "compile ahead of training\n";
+      return kSuccess;
+    case cache::CompileMode::kNeuronParallelCompile:
+      break;
+  }
   if (installed_compiler(plan, env)) return std::nullopt;
   std::cout << "trn-compile: neuron_parallel_compile is not installed: nothing to compile on these "
                "CPU or GPU nodes (they compile nothing ahead of training)\n";
@@ -271,7 +387,13 @@ std::optional<int> nothing_to_compile(const plan::Plan& plan,
 }
 
 int compile_agent(const std::vector<std::string>& task_command,
-                  const std::map<std::string, std::string>& env) {
+                  const std::map<std::string, std::string>& env, cache::CompileMode mode) {
+  if (mode == cache::CompileMode::kWarmUp) {
+    // The node's share of the warm-up: its workers, told it is one.
+    auto warm_up_env = env;
+    warm_up_env[std::string(cache::compile_warmup_variable)] = "1";
+    return run_process(task_command, {.extra_env = warm_up_env});
+  }
   const auto compiler = find_neuron_parallel_compile(env_value(trn::env::kPath).value_or(""));
   if (!compiler) {
     std::cerr << "trn-compile: neuron_parallel_compile is not installed on this node\n";

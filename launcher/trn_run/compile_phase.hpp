@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "trn/cache/compile_mode.hpp"
 #include "trn/plan/plan.hpp"
 
 namespace trn::launcher {
@@ -64,13 +65,16 @@ struct CompilePhaseResult {
 };
 
 // Phase 2: neuron_parallel_compile on every node (one agent per node), unless absent or the
-// shared tier's manifest records this exact configuration; then push new entries.
+// shared tier's manifest records this exact configuration; then push new entries. On the native
+// path (trn/cache/compile_mode.hpp) a warm-up run of the training command takes its place.
 CompilePhaseResult compile_phase(const CompileRequest& request);
 
 // The per-node agent (srun trn-compile inside a step): runs neuron_parallel_compile around the
-// node's task command and returns its exit status.
+// node's task command (on the native path: the task command as a warm-up) and returns its exit
+// status.
 int compile_agent(const std::vector<std::string>& task_command,
-                  const std::map<std::string, std::string>& env);
+                  const std::map<std::string, std::string>& env,
+                  cache::CompileMode mode = cache::CompileMode::kNeuronParallelCompile);
 
 // trn-compile where neuron_parallel_compile is not installed (on the step's PATH `env`, or
 // /opt/aws/neuron/bin): exit 0 with one line on CPU or GPU nodes (nothing to compile), before

@@ -209,6 +209,26 @@ json_root=$(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["r
   fail "not JSON: $out"
 [[ $json_root == *"cache-"$'\xef\xbf\xbd' ]] || fail "the root in the report: $json_root"
 
+# --- TorchNeuron's NEFF cache (--layout torchneuron), filled by its double (same folder) ---
+tn=$(dirname "$npc")/torchneuron_compile
+export TORCH_NEURONX_NEFF_CACHE_DIR=$work/neff TORCH_NEURONX_NEFF_LOCAL_CACHE_DIR=$work/neff-locks
+"$tn" --native --steps 2 --micro-batch 4 >/dev/null || fail "the TorchNeuron double failed"
+out=$("$trn_cache" push --layout torchneuron --to "$work/tier" --json) || fail "push --layout torchneuron: $out"
+expect_eq "$(json '(d["copied"]["entries"], d["layout"])' <<<"$out")" "(3, 'torchneuron')" "NEFFs pushed"
+expect_eq "$(find "$work/tier/torchneuron-neff" -name '*.neff' | wc -l)" 3 "NEFFs in the shared tier's torchneuron-neff"
+out=$("$trn_cache" pull --layout torchneuron --from "$work/tier" --to "$work/neff-2" --json) || fail "pull --to: $out"
+expect_eq "$(json 'd["copied"]["entries"]' <<<"$out")" 3 "NEFFs pulled into an empty tier"
+out=$("$trn_cache" pull --layout torchneuron --from "$work/tier" --json) || fail "pull to TORCH_NEURONX_NEFF_CACHE_DIR: $out"
+expect_eq "$(json '(d["to"], d["present"]["entries"], d["copied"]["entries"])' <<<"$out")" "('$work/neff', 3, 0)" \
+  "a pull into the tier TorchNeuron uses, which holds them"
+out=$("$trn_cache" spread --layout torchneuron --from "$work/tier" 2>&1)
+expect_eq "$?" 2 "spread --layout torchneuron exit"
+grep -q "streams the neuronx-cc layout only" <<<"$out" || fail "spread --layout torchneuron: $out"
+out=$("$trn_cache" pull --layout neff --from "$work/tier" 2>&1)
+expect_eq "$?" 2 "an unknown --layout exit"
+grep -q -- "--layout neff: use neuronx-cc or torchneuron" <<<"$out" || fail "unknown layout: $out"
+unset TORCH_NEURONX_NEFF_CACHE_DIR TORCH_NEURONX_NEFF_LOCAL_CACHE_DIR
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)" >&2
   exit 1
