@@ -13,8 +13,10 @@
 namespace trn::launcher {
 namespace {
 
-// Logical NeuronCore config the plan assumes on trn2: what the plugin would see on the node.
-unsigned trn2_lnc() { return env_value(trn::env::kNeuronLogicalNcConfig) == "1" ? 1u : 2u; }
+// The logical NeuronCore config the training step's workers would get on the node.
+std::optional<plan::LncRequest> step_lnc(const std::map<std::string, std::string>& profile_env) {
+  return plan::requested_lnc(profile_env, env_value(trn::env::kNeuronLogicalNcConfig));
+}
 
 // The partition's instance types from sinfo; empty when Slurm's clients are missing or cannot
 // reach a controller (planning on a laptop), which is not an error: the profile may say it.
@@ -31,17 +33,18 @@ std::set<std::string> partition_types(const std::optional<std::string>& partitio
   return pcluster::partition_instance_types(sinfo.output, partition);
 }
 
-PlannedInstance resolved(std::string type, std::string source) {
-  const auto cores = plan::planned_neuron_cores(type, source, trn2_lnc());
+PlannedInstance resolved(std::string type, std::string source,
+                         const std::map<std::string, std::string>& profile_env) {
+  const auto cores = plan::planned_neuron_cores(type, source, step_lnc(profile_env));
   return {std::move(type), std::move(source), cores};
 }
 
 }  // namespace
 
-std::optional<PlannedInstance> planned_instance(const std::optional<std::string>& flag,
-                                                const std::optional<std::string>& partition,
-                                                const std::string& profile_type) {
-  if (flag) return resolved(*flag, "--instance-type");
+std::optional<PlannedInstance> planned_instance(
+    const std::optional<std::string>& flag, const std::optional<std::string>& partition,
+    const std::string& profile_type, const std::map<std::string, std::string>& profile_env) {
+  if (flag) return resolved(*flag, "--instance-type", profile_env);
   const auto types = partition_types(partition);
   const std::string where = partition ? "partition " + *partition : "the default partition";
   if (types.size() > 1) {
@@ -50,8 +53,9 @@ std::optional<PlannedInstance> planned_instance(const std::optional<std::string>
     throw Error(where + " has nodes of " + list +
                 ": say which ones to plan for with --instance-type TYPE");
   }
-  if (types.size() == 1) return resolved(*types.begin(), where + "'s node features");
-  if (!profile_type.empty()) return resolved(profile_type, "the profile's instance_type");
+  if (types.size() == 1) return resolved(*types.begin(), where + "'s node features", profile_env);
+  if (!profile_type.empty())
+    return resolved(profile_type, "the profile's instance_type", profile_env);
   return std::nullopt;
 }
 
@@ -63,10 +67,12 @@ std::vector<NodeFacts> planned_nodes(const PlannedInstance& instance, unsigned c
 }
 
 void report_instance_mismatch(const std::optional<std::string>& flag,
-                              const std::string& profile_type, const NodeFacts& node) {
+                              const std::string& profile_type,
+                              const std::map<std::string, std::string>& profile_env,
+                              const NodeFacts& node) {
   if (!flag && profile_type.empty()) return;
-  const auto assumed = flag ? resolved(*flag, "--instance-type")
-                            : resolved(profile_type, "the profile's instance_type");
+  const auto assumed = flag ? resolved(*flag, "--instance-type", profile_env)
+                            : resolved(profile_type, "the profile's instance_type", profile_env);
   const bool same = node.instance_type.empty() ? node.neuron_cores == assumed.neuron_cores
                                                : node.instance_type == assumed.type;
   if (same) return;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,10 +21,12 @@ struct PlannedInstance {
 // The instance type, first found: --instance-type, the partition's (the job's, else the default
 // one) from its nodes' ParallelCluster features (sinfo), the profile's instance_type. nullopt
 // when none names one. A partition of several instance types is an error asking for
-// --instance-type; so is a type whose NeuronCores core does not know.
-std::optional<PlannedInstance> planned_instance(const std::optional<std::string>& flag,
-                                                const std::optional<std::string>& partition,
-                                                const std::string& profile_type);
+// --instance-type; so is a type whose NeuronCores core does not know, and a logical NeuronCore
+// config (NEURON_LOGICAL_NC_CONFIG in `profile_env`, else in trn-run's environment) it does not
+// offer.
+std::optional<PlannedInstance> planned_instance(
+    const std::optional<std::string>& flag, const std::optional<std::string>& partition,
+    const std::string& profile_type, const std::map<std::string, std::string>& profile_env);
 
 // `nodes` alike, each of the planned instance type (no node names).
 std::vector<NodeFacts> planned_nodes(const PlannedInstance& instance, unsigned count);
@@ -31,6 +34,8 @@ std::vector<NodeFacts> planned_nodes(const PlannedInstance& instance, unsigned c
 // Inside a job the nodes' own facts decide; when an instance type was given (--instance-type or
 // the profile's) and the nodes are something else, says so on stderr.
 void report_instance_mismatch(const std::optional<std::string>& flag,
-                              const std::string& profile_type, const NodeFacts& node);
+                              const std::string& profile_type,
+                              const std::map<std::string, std::string>& profile_env,
+                              const NodeFacts& node);
 
 }  // namespace trn::launcher

@@ -49,7 +49,7 @@ RunNodes gather_run_nodes(const RunOptions& options, const RunStart& start,
                                allocation && !allocation->partition.empty()
                                    ? std::optional<std::string>(allocation->partition)
                                    : std::nullopt,
-                               profile.instance_type)) {
+                               profile.instance_type, profile.env)) {
         // No allocation shows the compute nodes: this node (a head node, say) is not one of them.
         std::cerr << "trn-run: planning for " << instance->type << " nodes (" << instance->source
                   << ")\n";
@@ -64,7 +64,8 @@ RunNodes gather_run_nodes(const RunOptions& options, const RunStart& start,
   }
   check_uniform(nodes);
   if (seen.job_nodes)
-    report_instance_mismatch(options.instance_type, profile.instance_type, nodes.front());
+    report_instance_mismatch(options.instance_type, profile.instance_type, profile.env,
+                             nodes.front());
   return seen;
 }
 

@@ -1,26 +1,13 @@
 #include "trn/forecast/worker_memory.hpp"
 
 #include <algorithm>
-#include <array>
+
+#include "trn/topology/instance_facts.hpp"
 
 namespace trn::forecast {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-struct NodeDeviceMemory {
-  std::string_view instance_type;
-  double bytes;  // all of a node's Neuron devices together
-};
-
-// Neuron's architecture pages: trn1 16 Trainium devices of 32 GiB each; trn2 16 Trainium2
-// devices of 96 GiB each (docs/hardware.md#device-memory).
-constexpr std::array kNodes{
-    NodeDeviceMemory{"trn1.2xlarge", 32 * kGiB},
-    NodeDeviceMemory{"trn1.32xlarge", 16 * 32 * kGiB},
-    NodeDeviceMemory{"trn1n.32xlarge", 16 * 32 * kGiB},
-    NodeDeviceMemory{"trn2.48xlarge", 16 * 96 * kGiB},
-};
 
 }  // namespace
 
@@ -59,12 +46,10 @@ WorkerMemory worker_memory(const ModelShape& shape, const WorkerMemoryInputs& in
 
 std::optional<double> device_memory_per_worker(std::string_view instance_type,
                                                std::int64_t workers_per_node) {
-  if (workers_per_node <= 0) return std::nullopt;
-  for (const auto& node : kNodes) {
-    if (node.instance_type == instance_type)
-      return node.bytes / static_cast<double>(workers_per_node);
-  }
-  return std::nullopt;
+  // Each device's memory from the type's published facts (docs/hardware.md#device-memory).
+  const auto* facts = topology::instance_facts(instance_type);
+  if (workers_per_node <= 0 || facts == nullptr) return std::nullopt;
+  return facts->devices * facts->device_memory_gib * kGiB / static_cast<double>(workers_per_node);
 }
 
 }  // namespace trn::forecast

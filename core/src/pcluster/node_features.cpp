@@ -3,7 +3,7 @@
 #include <regex>
 #include <sstream>
 
-#include "trn/topology/instance_maps.hpp"
+#include "trn/topology/instance_facts.hpp"
 
 namespace trn::pcluster {
 
@@ -18,10 +18,10 @@ std::optional<std::string> instance_type_problem(std::string_view instance_type)
   if (!is_instance_type_name(instance_type)) {
     return "is not an EC2 instance type: write FAMILY.SIZE, e.g. trn1.32xlarge";
   }
-  if (topology::documented_instance_map(instance_type) != nullptr) return std::nullopt;
+  if (topology::instance_facts(instance_type) != nullptr) return std::nullopt;
   if (instance_type.starts_with("trn") || instance_type.starts_with("inf")) {
     return "is not a Trainium or Inferentia type trn-slurm knows: use one of " +
-           topology::documented_instance_types_text();
+           topology::instance_facts_types_text();
   }
   return std::nullopt;
 }

@@ -74,15 +74,15 @@ unsigned step_lnc(const topology::NodeTopology& topology, const PlacementRequest
                 " conflicts with NEURON_LOGICAL_NC_CONFIG=" + *request.lnc_env +
                 " in the environment: drop one of them");
   }
-  if (!topology.is_trainium2()) {
+  if (!topology.offers_logical_nc_config()) {
     if (request.lnc && *request.lnc != 1 && !topology.devices.empty()) {
       throw Error("--neuron-lnc=" + std::to_string(*request.lnc) +
-                  " applies to Trainium2 only and "
-                  "this node's devices are " +
+                  " applies to Trainium2 and Trainium3 only and this node's devices are " +
                   topology.devices.front().device_name + ": drop the option");
     }
     if ((request.lnc && *request.lnc != 1) || (from_env && *from_env != 1)) {
-      notes.push_back("logical NeuronCore config ignored: this node has no Trainium2 device");
+      notes.emplace_back(
+          "logical NeuronCore config ignored: this node has no Trainium2 or Trainium3 device");
     }
     return 1;
   }

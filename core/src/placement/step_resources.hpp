@@ -18,7 +18,7 @@ std::vector<const topology::NeuronDevice*> step_devices(const topology::NodeTopo
                                                         const PlacementRequest& request);
 
 // --neuron-lnc, else NEURON_LOGICAL_NC_CONFIG, else what neuron-ls reported, else 2 on
-// Trainium2 (the runtime's default) and 1 elsewhere.
+// Trainium2 and Trainium3 (the runtime's default) and 1 elsewhere.
 unsigned step_lnc(const topology::NodeTopology& topology, const PlacementRequest& request,
                   std::vector<std::string>& notes);
 

@@ -80,7 +80,7 @@ StepEnvironment prepare_step_environment(const topology::NodeTopology& topology,
   } else if (has_efa) {
     step.notes.push_back("EFA devices " + efa_names(topology) + " left unused (efa=off)");
   }
-  if (neuron && topology.is_trainium2()) {
+  if (neuron && topology.offers_logical_nc_config()) {
     common.push_back(user_wins(env::kNeuronLogicalNcConfig, std::to_string(placement.lnc)));
   }
   common.push_back(user_wins(env::kMasterAddr, facts.first_host));

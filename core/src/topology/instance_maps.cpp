@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <span>
 
+#include "trn/topology/instance_facts.hpp"
+
 namespace trn::topology {
 namespace {
 
@@ -109,12 +111,6 @@ const InstanceMap* documented_instance_map(std::string_view instance_type) {
   return nullptr;
 }
 
-std::string documented_instance_types_text() {
-  std::string text;
-  for (const auto& map : kMaps) text += (text.empty() ? "" : ", ") + std::string(map.instance_type);
-  return text;
-}
-
 bool is_neuron_pci_device(unsigned device_id) {
   return (device_id >= 0x7064 && device_id <= 0x7067) || device_id == 0x7164 ||
          device_id == 0x7264 || device_id == 0x7364;
@@ -124,18 +120,17 @@ bool is_efa_pci_device(unsigned device_id) { return device_id >= 0xefa0 && devic
 
 unsigned documented_cores_per_device(std::string_view device_name) {
   if (device_name == "Trainium1" || device_name == "Inferentia2") return 2;
-  if (device_name == "Trainium2") return 8;
+  if (device_name == "Trainium2" || device_name == "Trainium3") return 8;
   if (device_name == "Inferentia") return 4;
   return 0;
 }
 
-std::optional<unsigned> documented_neuron_cores(std::string_view instance_type, unsigned trn2_lnc) {
-  const InstanceMap* map = documented_instance_map(instance_type);
-  if (map == nullptr) return std::nullopt;
-  // Logical cores group physical ones on Trainium2 only, by 1 or 2 (docs/hardware.md#instances).
-  const unsigned lnc = map->device_name == "Trainium2" && trn2_lnc != 1 ? 2 : 1;
-  return static_cast<unsigned>(map->devices.size()) *
-         documented_cores_per_device(map->device_name) / lnc;
+std::optional<unsigned> documented_neuron_cores(std::string_view instance_type, unsigned lnc) {
+  const InstanceFacts* facts = instance_facts(instance_type);
+  if (facts == nullptr) return std::nullopt;
+  // A config the type does not offer (any on Trainium1) leaves its default: callers that must
+  // refuse one check offers_lnc themselves (plan/instance_cores.hpp).
+  return facts->logical_cores(facts->offers_lnc(lnc) ? lnc : facts->default_lnc);
 }
 
 }  // namespace trn::topology

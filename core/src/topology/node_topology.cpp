@@ -16,8 +16,9 @@ const NumaNode* NodeTopology::numa_node(unsigned os_index) const {
   return nullptr;
 }
 
-bool NodeTopology::is_trainium2() const {
-  return !devices.empty() && devices.front().device_name == "Trainium2";
+bool NodeTopology::offers_logical_nc_config() const {
+  return !devices.empty() &&
+         (devices.front().device_name == "Trainium2" || devices.front().device_name == "Trainium3");
 }
 
 }  // namespace trn::topology

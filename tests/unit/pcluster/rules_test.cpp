@@ -229,7 +229,8 @@ TEST(PclusterInstanceTypes, UnknownTypeIsAWarningOrAnErrorWhenStrict) {
               ElementsAre("17:25: instance type 'trn1.23xlarge' of compute resource 'trn1-32xl' "
                           "is not a Trainium or Inferentia type trn-slurm knows: use one of "
                           "trn1.2xlarge, trn1.32xlarge, trn1n.32xlarge, trn2.48xlarge, "
-                          "inf2.48xlarge"));
+                          "trn2u.48xlarge, trn3.48xlarge, trn3p.48xlarge, trn3e.24xlarge, "
+                          "trn3pd98.3xlarge, inf2.48xlarge"));
 }
 
 TEST(PclusterInstanceTypes, ACpuQueueIsNoProblemEvenWhenStrict) {

@@ -220,12 +220,23 @@ TEST(Placement, Trn2RecordedLogicalCoreConfigIsTheDefault) {
   EXPECT_EQ(place_step(t, tasks(1)).tasks[0].visible_cores, "0-63");
 }
 
-TEST(Placement, LogicalCoreConfigIsTrainium2Only) {
+TEST(Placement, Trainium3NodesGroupTwoPhysicalCoresByDefaultAsTrainium2) {
+  // No Trn3 node tree is published (docs/hardware.md#instances): the trn2 tree's 16 devices of 8
+  // physical cores stand in, named Trainium3, for what the logical config does with them.
+  trn::topology::NodeTopology t = discovered("trn2.48xlarge");
+  for (auto& device : t.devices) device.device_name = "Trainium3";
+  EXPECT_EQ(place_step(t, tasks(1)).tasks[0].visible_cores, "0-63");
+  auto request = tasks(1);
+  request.lnc = 1;
+  EXPECT_EQ(place_step(t, request).tasks[0].visible_cores, "0-127");
+}
+
+TEST(Placement, LogicalCoreConfigIsTrainium2AndTrainium3Only) {
   auto request = tasks(16);
   request.lnc = 2;
   EXPECT_TRUE(Contains(error_of("trn1.32xlarge", request),
-                       "--neuron-lnc=2 applies to Trainium2 only and this node's devices are "
-                       "Trainium1"));
+                       "--neuron-lnc=2 applies to Trainium2 and Trainium3 only and this node's "
+                       "devices are Trainium1"));
   request.lnc.reset();
   request.lnc_env = "2";
   const auto step = place_step(discovered("trn1.32xlarge"), request);

@@ -97,7 +97,7 @@ TEST(Discovery, Trn1n_32xlargeHasOneEfaPerDevice) {
 TEST(Discovery, Trn2_48xlargeFollowsTheDocumentedLayout) {
   const auto& t = discovered("trn2.48xlarge");
   ASSERT_EQ(t.devices.size(), 16u);
-  EXPECT_TRUE(t.is_trainium2());
+  EXPECT_TRUE(t.offers_logical_nc_config());
   EXPECT_FALSE(t.neuron_ls_lnc.has_value());
   for (const auto& d : t.devices) {
     EXPECT_EQ(d.physical_cores, 8u);

@@ -12,8 +12,8 @@ bool is_instance_type_name(std::string_view text);
 
 // Why `instance_type` cannot name the compute nodes trn-slurm plans and checks for, as the end
 // of a sentence ("is not an EC2 instance type: ..."): a name that is not FAMILY.SIZE, or a
-// Trainium or Inferentia type without a documented map (a typo such as trn1.32xlarg; those
-// families all carry Neuron devices). nullopt for a documented type and for any other
+// Trainium or Inferentia type without published facts (topology/instance_facts.hpp; a typo such
+// as trn1.32xlarg: those families all carry Neuron devices). nullopt for a known type and any other
 // well-formed type: a CPU queue (c5.4xlarge) is a valid part of a cluster.
 std::optional<std::string> instance_type_problem(std::string_view instance_type);
 

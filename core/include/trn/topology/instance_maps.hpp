@@ -25,8 +25,6 @@ struct InstanceMap {
 
 // nullptr when the instance type has no documented map.
 const InstanceMap* documented_instance_map(std::string_view instance_type);
-// The instance types with a documented map, for messages.
-std::string documented_instance_types_text();  // "trn1.2xlarge, trn1.32xlarge, ..."
 
 // PCI device ids of Neuron devices (vendor 0x1d0f): Inf1 0x7064-0x7067, Trn1 0x7164,
 // Inf2 0x7264, Trn2 0x7364.
@@ -39,11 +37,11 @@ inline constexpr unsigned kAmazonPciVendor = 0x1d0f;
 // (it is root-only); 0 when the name is unknown.
 unsigned documented_cores_per_device(std::string_view device_name);
 
-// The logical NeuronCores a node of this instance type offers, from its documented devices:
-// trn1.32xlarge 32, trn2.48xlarge 64 with the default logical NeuronCore config 2 (128 with
-// `trn2_lnc` 1; other devices have no such config). nullopt when the type has no documented
-// map. Lets a plan made away from the compute nodes (a head node) match them.
-std::optional<unsigned> documented_neuron_cores(std::string_view instance_type,
-                                                unsigned trn2_lnc = 2);
+// The logical NeuronCores a node of this instance type offers, from its published facts
+// (instance_facts.hpp): trn1.32xlarge 32; trn2.48xlarge 64 at logical NeuronCore config (LNC) 2,
+// its default, and 128 at `lnc` 1. An `lnc` the type does not offer counts as its default.
+// nullopt when the type has no published facts. Lets a plan made away from the compute nodes
+// (a head node) match them.
+std::optional<unsigned> documented_neuron_cores(std::string_view instance_type, unsigned lnc = 2);
 
 }  // namespace trn::topology

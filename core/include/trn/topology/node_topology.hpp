@@ -69,7 +69,9 @@ struct NodeTopology {
 
   const NeuronDevice* device(unsigned index) const;
   const NumaNode* numa_node(unsigned os_index) const;
-  bool is_trainium2() const;  // devices whose logical core config (LNC) can be 1 or 2
+  // Trainium2 or Trainium3 devices, whose logical NeuronCore config (LNC) can be 1 or 2
+  // (docs/hardware.md#instances).
+  bool offers_logical_nc_config() const;
 };
 
 }  // namespace trn::topology
