@@ -1,5 +1,7 @@
 #include "trn/plan/tensor_parallel_groups.hpp"
 
+#include <algorithm>
+
 namespace trn::plan {
 
 std::string unsupported_tensor_parallel(const std::string& instance_type,
@@ -26,6 +28,14 @@ std::string unsupported_tensor_parallel(const std::string& instance_type,
            shape.supported;
   }
   return "";
+}
+
+bool trains_natively(const std::vector<std::string>& command) {
+  if (std::ranges::find(command, "--native") != command.end() ||
+      std::ranges::find(command, "--device=neuron") != command.end())
+    return true;
+  const auto device = std::ranges::find(command, "--device");
+  return device != command.end() && device + 1 != command.end() && *(device + 1) == "neuron";
 }
 
 }  // namespace trn::plan

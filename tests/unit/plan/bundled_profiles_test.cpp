@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "plan_test_support.hpp"
+#include "trn/plan/instance_cores.hpp"
 #include "trn/plan/plan.hpp"
 #include "trn/plan/profile_search.hpp"
 
@@ -225,6 +226,53 @@ TEST(Llama2SevenB, BundledTrainerTensorParallelEightWithZeroOneOnFourTrn1) {
       EXPECT_NE(text.str().find("\"" + word + "\""), std::string::npos)
           << word << " is not an option of python3 -m trn_trainer pretrain-lm";
     }
+  }
+}
+
+// llama3_8b and llama3_70b: TorchNeuron's native path, one torchrun per node starting a worker
+// per logical NeuronCore: 64 on a trn2.48xlarge at the profiles' logical NeuronCore config 2.
+TEST(Llama3, NativeTorchrunOnFourTrn2AtLogicalConfigTwo) {
+  struct Expected {
+    const char* name;
+    std::int64_t tp, dp, accumulation;
+  };
+  for (const auto& [name, tp, dp, accumulation] :
+       {Expected{"llama3_8b", 4, 64, 8}, Expected{"llama3_70b", 8, 32, 16}}) {
+    const Profile profile = bundled(name);
+    EXPECT_EQ(profile.instance_type, "trn2.48xlarge") << name;
+    EXPECT_EQ(profile.env.at("NEURON_LOGICAL_NC_CONFIG"), "2") << name;
+    const auto cores = planned_neuron_cores(profile.instance_type, "the profile's instance_type",
+                                            requested_lnc(profile.env, std::nullopt));
+    ASSERT_EQ(cores, 64) << name;
+    auto request = plan_test::on(4, cores);
+    request.cluster.instance_type = profile.instance_type;
+    const Plan plan = make_plan(profile, request);
+    EXPECT_EQ(plan.launch, LaunchMode::kTorchrun) << name;
+    expect_plan_values(plan, {{"world_size", 256},
+                              {"tensor_parallel", tp},
+                              {"data_parallel", dp},
+                              {"grad_accum", accumulation},
+                              {"global_batch", 512},
+                              {"seq_len", 8192}});
+    for (const auto* word : {"--native", "--compile"}) EXPECT_THAT(plan.command, Contains(word));
+    expect_flags(plan.command, {{"--device", "neuron"}, {"--tensor-parallel", std::to_string(tp)}});
+  }
+}
+
+TEST(Llama3, PlansOnEveryTrainium3TypeByItsLogicalCores) {
+  const Profile profile = bundled("llama3_8b");
+  for (const auto& [type, cores] : {std::pair{"trn3.48xlarge", 64},
+                                    {"trn3p.48xlarge", 64},
+                                    {"trn3e.24xlarge", 16},
+                                    {"trn3pd98.3xlarge", 4}}) {
+    ASSERT_EQ(planned_neuron_cores(type, "--instance-type", requested_lnc(profile.env, "1")),
+              cores)
+        << type;  // the profile's env wins over the environment's 1
+    auto request = plan_test::on(4, cores);
+    request.cluster.instance_type = type;
+    const Plan plan = make_plan(profile, request);
+    EXPECT_EQ(plan.world_size, 4 * cores) << type;
+    EXPECT_EQ(plan.data_parallel, 4 * cores / 4) << type;
   }
 }
 

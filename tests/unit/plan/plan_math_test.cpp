@@ -428,4 +428,35 @@ TEST(TensorParallel, ADegreeNeuronxDistributedHasNoGroupOrderForOnTrn2IsRefused)
   EXPECT_EQ(make_plan(llama, request).tensor_parallel, 16);
 }
 
+TEST(TensorParallel, TheNativePathIsNotHeldToNeuronxDistributedsGroupOrders) {
+  // TorchNeuron's tensor-parallel groups are DeviceMesh groups: tp 8 on a trn2 node at LNC 2 is
+  // neuronx-distributed's gap, not the native trainer's.
+  Profile llama = bundled("llama2_7b");
+  auto request = plan_test::on(2, 64);
+  request.cluster.instance_type = "trn2.48xlarge";
+  llama.tensor_parallel = 8;
+  for (const auto& native :
+       {std::vector<std::string>{"--native"}, std::vector<std::string>{"--device", "neuron"},
+        std::vector<std::string>{"--device=neuron"}}) {
+    Profile on_torchneuron = llama;
+    on_torchneuron.command.insert(on_torchneuron.command.end(), native.begin(), native.end());
+    EXPECT_EQ(make_plan(on_torchneuron, request).tensor_parallel, 8) << native.front();
+  }
+  Profile on_cpu = llama;
+  on_cpu.command.insert(on_cpu.command.end(), {"--device", "cpu"});
+  EXPECT_THAT(error_of([&] { make_plan(on_cpu, request); }),
+              HasSubstr("neuronx-distributed has no replica-group order"));
+}
+
+TEST(TensorParallel, ADegreeThatDoesNotDivideANodesLogicalCoresIsRefused) {
+  // trn3e.24xlarge: 4 Trainium3 devices, 16 logical NeuronCores at LNC 2.
+  Profile llama = bundled("llama2_7b");
+  auto request = plan_test::on(4, 16);
+  request.cluster.instance_type = "trn3e.24xlarge";
+  llama.tensor_parallel = 32;
+  expect_contains_all(error_of([&] { make_plan(llama, request); }),
+                      {"tensor_parallel 32 does not divide the 16 workers of a node",
+                       "fix: choose a tensor_parallel that divides 16"});
+}
+
 }  // namespace

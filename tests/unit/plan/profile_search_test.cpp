@@ -120,10 +120,10 @@ TEST(BundledProfiles, AreFoundInTheSourceTree) {
   std::vector<std::string> names;
   names.reserve(available.size());
   for (const auto& profile : available) names.push_back(profile.name);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"bert_finetune", "bert_pretrain", "bert_pretrain_lamb",
-                                      "bert_pretrain_ph2", "bert_tiny", "llama2_7b",
-                                      "llama2_7b_nxd", "llama_tiny", "torchtitan_qwen3_8b"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"bert_finetune", "bert_pretrain", "bert_pretrain_lamb",
+                                             "bert_pretrain_ph2", "bert_tiny", "llama2_7b",
+                                             "llama2_7b_nxd", "llama3_70b", "llama3_8b",
+                                             "llama_tiny", "torchtitan_qwen3_8b"}));
 }
 
 }  // namespace

@@ -65,6 +65,20 @@ check sweep-json-llama2_7b "$bin/trn-run" llama2_7b --plan --nodes 4 --sweep 1,2
 check compile-plan-bert_tiny "$bin/trn-compile" bert_tiny --plan --nodes 2
 # A plan whose workers would not fit their device memory: one line naming the fix, exit 2.
 check plan-llama2_7b-over-device-memory "$bin/trn-run" llama2_7b --plan --nodes 4 --set seq_len=32768
+# Trainium3: llama3_8b's workers on each type, one per logical NeuronCore at LNC 2.
+for type in trn3.48xlarge trn3p.48xlarge trn3e.24xlarge trn3pd98.3xlarge; do
+  check "plan-llama3_8b-$type" "$bin/trn-run" llama3_8b --plan --nodes 4 --instance-type "$type"
+done
+# A logical NeuronCore config the type does not offer, and a tensor-parallel degree that does not
+# divide a node's logical NeuronCores: one line naming the input and the fix, exit 2.
+check plan-llama3_8b-lnc2-on-trn1 "$bin/trn-run" llama3_8b --plan --nodes 4 \
+  --instance-type trn1.32xlarge
+check plan-llama2_7b-lnc2-env-on-trn1 env NEURON_LOGICAL_NC_CONFIG=2 "$bin/trn-run" llama2_7b \
+  --plan --nodes 4
+check plan-llama3_8b-lnc4-on-trn3 "$bin/trn-run" llama3_8b --plan --nodes 4 \
+  --instance-type trn3.48xlarge --set env.NEURON_LOGICAL_NC_CONFIG=4
+check plan-llama3_70b-tp8-on-trn3pd98 "$bin/trn-run" llama3_70b --plan --nodes 4 \
+  --instance-type trn3pd98.3xlarge
 
 [[ $record == --record ]] && { echo "recorded into $recorded"; exit 0; }
 [[ $failures -eq 0 ]] || { echo "$failures output(s) differ from their recordings" >&2; exit 1; }

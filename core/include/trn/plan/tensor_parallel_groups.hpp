@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace trn::plan {
 
@@ -13,5 +14,10 @@ namespace trn::plan {
 // first collective (docs/hardware.md#torch-xla-groups).
 std::string unsupported_tensor_parallel(const std::string& instance_type,
                                         std::int64_t cores_per_node, std::int64_t tensor_parallel);
+
+// Whether `command` (a profile's words) trains on TorchNeuron, the native PyTorch path: the
+// bundled trainer's `--native` or `--device neuron`. Its tensor-parallel groups are DTensor
+// DeviceMesh groups, not neuronx-distributed's replica groups, so the check above is not theirs.
+bool trains_natively(const std::vector<std::string>& command);
 
 }  // namespace trn::plan
