@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "trn/common/error.hpp"
+#include "trn/forecast/node_hardware.hpp"
 #include "trn/forecast/published_calibration.hpp"
 #include "trn/forecast/sweep_report.hpp"
 #include "trn/plan/load_profile.hpp"
@@ -178,6 +179,30 @@ TEST(ForecastSetup, NothingToForecastSaysWhy) {
   request.cluster.instance_type.clear();
   EXPECT_FALSE(forecast_setup(plan::make_plan(profile, request), std::nullopt, {}, why_not));
   EXPECT_THAT(why_not, HasSubstr("CPU nodes have no published calibration: pass --calibrate"));
+}
+
+TEST(ForecastSetup, Trn2AndTrn3NeedAMeasuredRunNeverTrn1sPublishedResults) {
+  // No Trainium2 or Trainium3 training throughput is published with the shape a forecast needs:
+  // their plans ask for --calibrate instead of borrowing trn1's results or figures.
+  auto profile = bundled("llama2_7b");
+  profile.tensor_parallel = 16;  // a degree neuronx-distributed orders on a trn2 node at LNC 2
+  for (const auto& [type, cores] : {std::pair{"trn2.48xlarge", 64},
+                                    {"trn2u.48xlarge", 64},
+                                    {"trn3.48xlarge", 64},
+                                    {"trn3p.48xlarge", 64},
+                                    {"trn3e.24xlarge", 16}}) {
+    auto request = trn1_request();
+    request.cluster.instance_type = type;
+    request.cluster.neuron_cores_per_node = cores;
+    std::string why_not;
+    EXPECT_FALSE(forecast_setup(plan::make_plan(profile, request), std::nullopt, {}, why_not))
+        << type;
+    EXPECT_EQ(why_not, std::string(type) +
+                           " nodes have no published calibration: pass --calibrate RUN_DIR (a "
+                           "finished run on these nodes)");
+    // A measured run is calibrated on these nodes' own figures, never trn1's.
+    EXPECT_FALSE(node_hardware(type)) << type;
+  }
 }
 
 TEST(ForecastSetup, PricesCanBeGiven) {
