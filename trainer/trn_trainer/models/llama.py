@@ -65,22 +65,26 @@ def core_attention(q, k, v):
     return scores.masked_fill(future, float("-inf")).softmax(-1) @ v
 
 
+def initial_tensor(name, index, shape, config, seed):
+    """The whole initial value of parameter `name`, the index-th of model.named_parameters():
+    Normal(0, initializer_range) weights and unit norms, as Hugging Face initializes, each drawn
+    from a generator seeded by `seed` and its place. Every layout of the own path, and the
+    native path's model (models/llama_native.py: the same names in the same order), starts from
+    these weights."""
+    if name.endswith("norm.weight"):
+        return torch.ones(shape)
+    generator = torch.Generator().manual_seed(seed * 100003 + index)
+    return torch.randn(shape, generator=generator) * config.initializer_range
+
+
 def init_parameters(model, config, seed, tp):
-    """Normal(0, initializer_range) weights and unit norms, as Hugging Face initializes.
-    Each parameter is drawn whole from a generator seeded by `seed` and its place in
-    model.named_parameters(), and a rank keeps its tensor-parallel slice: every layout, and the
-    native path's model (models/llama_native.py, the same names in the same order), starts from
-    the same weights."""
+    """Each parameter's initial_tensor, of which a rank keeps its tensor-parallel slice."""
     for index, (name, p) in enumerate(model.named_parameters()):
-        if name.endswith("norm.weight"):
-            nn.init.ones_(p)
-            continue
         dim = split_dim(name)
         shape = list(p.shape)
         if dim is not None:
             shape[dim] *= tp.size
-        generator = torch.Generator().manual_seed(seed * 100003 + index)
-        full = torch.randn(shape, generator=generator) * config.initializer_range
+        full = initial_tensor(name, index, shape, config, seed)
         with torch.no_grad():
             p.copy_(full if dim is None else tp.shard(full, dim))
 

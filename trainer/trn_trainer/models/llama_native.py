@@ -1,6 +1,7 @@
 """The Llama of the native path (`pretrain-lm --native`, docs/architecture.md#native-path): plain
-nn.Linear and nn.Embedding layers with Hugging Face's names, whole on construction, which
-parallel/native_llama.py then splits with DTensor (tensor parallel) and shards with FSDP2.
+nn.Linear and nn.Embedding layers with Hugging Face's names, built on the meta device, which
+parallel/native_llama.py then splits with DTensor (tensor parallel) and shards with FSDP2 before
+each rank allocates and initializes its shards.
 
 The layers hold no process group: which rank holds which slice is the DTensor plan's, so one
 forward serves every layout. After the plan a column-parallel projection returns this rank's
@@ -9,11 +10,12 @@ tensor (-1), not the configuration. The norms, the rotary embedding and the atte
 models/llama.py's, as are the initial weights (the same names in the same order).
 """
 
+import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.tensor import DTensor, distribute_tensor
 
-from .llama import LlamaRMSNorm, apply_rotary, core_attention, init_parameters, rotary_tables
-from ..parallel.tensor_parallel import TensorParallel
+from .llama import LlamaRMSNorm, apply_rotary, core_attention, initial_tensor, rotary_tables
 
 IGNORE_INDEX = -100  # the label of a position with no next token (cross_entropy's default)
 
@@ -83,12 +85,26 @@ class NativeLlamaForCausalLM(nn.Module):
     vocabulary over the tensor-parallel group, for loss_parallel); `loss` turns them into the
     mean next-token cross-entropy, as LlamaForCausalLM does."""
 
-    def __init__(self, config, seed=0, recompute=None):
+    def __init__(self, config, recompute=None):
+        """Built where torch's default device says: on the meta device (no memory) for the
+        trainer, which splits it, allocates each rank's shards and then calls init_parameters."""
         super().__init__()
         self.config = config.check()
         self.model = NativeLlamaModel(config, recompute)
         self.lm_head = nn.Linear(config.hidden_size, config.vocab_size, bias=False)
-        init_parameters(self, config, seed, TensorParallel())
+
+    @torch.no_grad()
+    def init_parameters(self, seed):
+        """Every parameter (whole, or a DTensor of this rank's shards) set to its part of
+        models/llama.py's initial_tensor: the own path's initial weights at any layout. Each
+        whole tensor is drawn on the host, one at a time, and each rank keeps its shards of it."""
+        for index, (name, p) in enumerate(self.named_parameters()):
+            full = initial_tensor(name, index, tuple(p.shape), self.config, seed)
+            if isinstance(p, DTensor):
+                # src_data_rank=None: every rank drew the same tensor, so each takes its own
+                # shards without communication.
+                full = distribute_tensor(full.to(p.device), p.device_mesh, p.placements, src_data_rank=None)
+            p.copy_(full)
 
     def forward(self, input_ids):
         x = self.model.embed_tokens(input_ids)

@@ -68,10 +68,12 @@ def _tensor_parallel(model, tp_mesh):
         })
 
 
-def parallelize(model, mesh, device, compile_layers=False):
-    """`model` (NativeLlamaForCausalLM, whole, on the CPU) split over mesh["tp"], each decoder layer
-    compiled (compile_layers: device.compile_in_place, torchtitan's per-block regions; the embedding,
-    head and loss stay eager) and sharded over mesh["dp"], on the device."""
+def parallelize(model, mesh, device, seed, compile_layers=False):
+    """`model` (NativeLlamaForCausalLM, built on the meta device) split over mesh["tp"], each decoder
+    layer compiled (compile_layers: device.compile_in_place, torchtitan's per-block regions; the
+    embedding, head and loss stay eager) and sharded over mesh["dp"]; then this rank's shards
+    allocated on the device and set to the initial weights of `seed` (no process holds the whole
+    model)."""
     if mesh["tp"].size() > 1:
         _tensor_parallel(model, mesh["tp"])
     bf16 = device.dtype == "bf16"
@@ -81,7 +83,9 @@ def parallelize(model, mesh, device, compile_layers=False):
         if compile_layers:
             device.compile_in_place(layer)
         fully_shard(layer, mesh=mesh["dp"], mp_policy=policy)
-    fully_shard(model, mesh=mesh["dp"], mp_policy=policy)  # moves the shards onto the mesh's device
+    fully_shard(model, mesh=mesh["dp"], mp_policy=policy)
+    model.to_empty(device=device.torch_device)
+    model.init_parameters(seed)
     return model
 
 

@@ -65,19 +65,18 @@ class DynamoGraphs:
         return {"compiled_graphs": int(counters["stats"]["unique_graphs"])}
 
 
-def _check_host_memory(args, env, device, parameters):
-    """Every process builds the whole model in fp32 on the host before DTensor and FSDP2 split it
-    (4 bytes a parameter; the same initial weights at every layout); on the CPU it then trains
-    there: fp32 weights, gradients and AdamW's two moments, 16 bytes a parameter, split over the
-    whole world (tensor parallel splits, FSDP2 shards over dp)."""
-    per_process = 4 * parameters
+def _check_host_memory(args, env, device, config):
+    """Each process draws the initial weights one whole tensor at a time on the host (the largest,
+    the embedding or the head, 4 bytes an element); on the CPU it then trains there: fp32
+    weights, gradients and AdamW's two moments, 16 bytes a parameter, split over the whole world
+    (tensor parallel splits, FSDP2 shards over dp)."""
+    per_process = 4 * config.vocab_size * config.hidden_size
     if device.kind == "cpu":
-        per_process += 16 * parameters // env.world_size
+        per_process += 16 * llama_parameter_count(config) // env.world_size
     check_fits(per_process * env.local_world_size,
-               f"--native --model {args.model} ({env.local_world_size} process(es) here, each building the "
-               "whole model on the host before sharding it)",
-               "choose a smaller --model or fewer processes a node (the native path does not yet build "
-               "the model on the meta device)")
+               f"--native --model {args.model} on {device.kind} ({env.local_world_size} process(es) here, "
+               f"world {env.world_size})", "choose a smaller --model, more processes over more nodes, or "
+               "train it on Trainium or GPUs")
 
 
 def train_native(args, env, heartbeat, dp):
@@ -97,10 +96,11 @@ def train_native(args, env, heartbeat, dp):
     data, vocab_size, config = data_and_config(args)
     check_sequence_splits(data.seq_len, args.tensor_parallel, args.data)
     recompute = device.checkpoint if args.activation_checkpointing == "selective" else None
-    _check_host_memory(args, env, device, llama_parameter_count(config))
-    whole = NativeLlamaForCausalLM(config, seed=args.seed, recompute=recompute)
+    _check_host_memory(args, env, device, config)
+    with torch.device("meta"):  # nothing allocated until each rank holds only its shards
+        whole = NativeLlamaForCausalLM(config, recompute=recompute)
     parameters = sum(p.numel() for p in whole.parameters())
-    model = parallelize(whole, mesh, device, compile_layers=args.compile)
+    model = parallelize(whole, mesh, device, args.seed, compile_layers=args.compile)
     optimizer = build_optimizer(list(model.named_parameters()), args, groups=None)
     schedule = WarmupDecay(args.lr, warmup_steps(args.warmup, args.steps), args.steps)
     layout = NativeLayout(model, mesh)
