@@ -26,7 +26,7 @@ namespace {
 
 // How this plan fills the compile cache: decided by the profile's worker command.
 cache::CompileMode compile_mode(const plan::Plan& plan) {
-  return cache::compile_mode_of(plan.command);
+  return cache::compile_mode_of(plan.command, plan.neuron_devices);
 }
 
 // neuron_parallel_compile on `path` (a PATH value), else where the Neuron SDK installs it.
@@ -274,8 +274,8 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
     case cache::CompileMode::kWarmUp:
       return warm_up(request);
     case cache::CompileMode::kNone:
-      std::cout << "trn-run: compile phase skipped: the native path on a device that is not "
-                   "Neuron compiles nothing ahead of training\n";
+      std::cout << "trn-run: compile phase skipped: the native path on CPU or GPU workers "
+                   "compiles nothing for Neuron ahead of training\n";
       result.report = {{"skipped", "native path without Neuron"}};
       return result;
     case cache::CompileMode::kNeuronParallelCompile:
@@ -374,8 +374,8 @@ std::optional<int> nothing_to_compile(const plan::Plan& plan,
     case cache::CompileMode::kWarmUp:
       return std::nullopt;  // the warm-up needs no neuron_parallel_compile
     case cache::CompileMode::kNone:
-      std::cout << "trn-compile: the native path on a device that is not Neuron: nothing to "
-                   "compile ahead of training\n";
+      std::cout << "trn-compile: the native path on CPU or GPU workers: nothing to compile for "
+                   "Neuron ahead of training\n";
       return kSuccess;
     case cache::CompileMode::kNeuronParallelCompile:
       break;

@@ -115,9 +115,9 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   context.phases["node_facts_seconds"] = seconds_since(facts_started);
   context.run = plan_run(options, start, context.profile, context.nodes);
   if (start.kind == StartKind::kCompileAgent) {
-    return compile_agent(compile_task_command(context.run.plan),
-                         step_environment(context.run.plan, context.layout),
-                         cache::compile_mode_of(context.run.plan.command));
+    return compile_agent(
+        compile_task_command(context.run.plan), step_environment(context.run.plan, context.layout),
+        cache::compile_mode_of(context.run.plan.command, context.run.plan.neuron_devices));
   }
   check_plan_runs_here(options, start, context.nodes, context.run);
   if (options.plan_only)

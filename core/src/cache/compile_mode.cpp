@@ -17,7 +17,7 @@ std::string_view to_string(CompileMode mode) {
   return "none";
 }
 
-CompileMode compile_mode_of(const std::vector<std::string>& worker_command) {
+CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool neuron_nodes) {
   bool native = false;
   std::optional<std::string> device;
   for (std::size_t i = 0; i < worker_command.size(); ++i) {
@@ -28,7 +28,8 @@ CompileMode compile_mode_of(const std::vector<std::string>& worker_command) {
   }
   if (device == "neuron") return CompileMode::kWarmUp;
   if (!native) return CompileMode::kNeuronParallelCompile;
-  return device == "cpu" || device == "cuda" ? CompileMode::kNone : CompileMode::kWarmUp;
+  if (device == "cpu" || device == "cuda") return CompileMode::kNone;
+  return neuron_nodes ? CompileMode::kWarmUp : CompileMode::kNone;
 }
 
 }  // namespace trn::cache

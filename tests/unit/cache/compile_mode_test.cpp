@@ -5,28 +5,42 @@
 namespace trn::cache {
 namespace {
 
+constexpr bool neuron_nodes = true;
+constexpr bool cpu_nodes = false;
+
 TEST(CompileMode, TheTrn1PathKeepsNeuronParallelCompile) {
-  EXPECT_EQ(compile_mode_of({"python3", "-m", "trn_trainer", "pretrain", "--device", "xla"}),
+  EXPECT_EQ(compile_mode_of({"python3", "-m", "trn_trainer", "pretrain", "--device", "xla"},
+                            neuron_nodes),
             CompileMode::kNeuronParallelCompile);
-  EXPECT_EQ(compile_mode_of({"python3", "-m", "trn_trainer", "pretrain-lm", "--model", "tiny"}),
+  EXPECT_EQ(compile_mode_of({"python3", "-m", "trn_trainer", "pretrain-lm", "--model", "tiny"},
+                            neuron_nodes),
             CompileMode::kNeuronParallelCompile);
-  EXPECT_EQ(compile_mode_of({}), CompileMode::kNeuronParallelCompile);
+  // On CPU nodes too: there neuron_parallel_compile is absent, and the phase says so.
+  EXPECT_EQ(compile_mode_of({"trainer", "--device", "cpu"}, cpu_nodes),
+            CompileMode::kNeuronParallelCompile);
+  EXPECT_EQ(compile_mode_of({}, neuron_nodes), CompileMode::kNeuronParallelCompile);
 }
 
-TEST(CompileMode, TheNativePathWarmsUp) {
-  EXPECT_EQ(compile_mode_of({"python3", "-m", "trn_trainer", "pretrain-lm", "--native"}),
+TEST(CompileMode, TheNativePathOnNeuronNodesWarmsUp) {
+  EXPECT_EQ(
+      compile_mode_of({"python3", "-m", "trn_trainer", "pretrain-lm", "--native"}, neuron_nodes),
+      CompileMode::kWarmUp);
+  EXPECT_EQ(compile_mode_of({"trainer", "--native", "--device", "auto"}, neuron_nodes),
             CompileMode::kWarmUp);
-  EXPECT_EQ(compile_mode_of({"trainer", "--native", "--device", "auto"}), CompileMode::kWarmUp);
-  // --device neuron implies --native.
-  EXPECT_EQ(compile_mode_of({"trainer", "--device", "neuron"}), CompileMode::kWarmUp);
-  EXPECT_EQ(compile_mode_of({"trainer", "--device=neuron"}), CompileMode::kWarmUp);
+  // --device neuron implies --native, and asks for Neuron whatever the nodes are.
+  EXPECT_EQ(compile_mode_of({"trainer", "--device", "neuron"}, neuron_nodes), CompileMode::kWarmUp);
+  EXPECT_EQ(compile_mode_of({"trainer", "--device=neuron"}, cpu_nodes), CompileMode::kWarmUp);
 }
 
 TEST(CompileMode, TheNativePathOnCpuOrCudaCompilesNothingAhead) {
-  EXPECT_EQ(compile_mode_of({"trainer", "--native", "--device", "cpu"}), CompileMode::kNone);
-  EXPECT_EQ(compile_mode_of({"trainer", "--device=cuda", "--native"}), CompileMode::kNone);
-  // Without --native, --device cpu is the trn1 trainer's CPU run: unchanged.
-  EXPECT_EQ(compile_mode_of({"trainer", "--device", "cpu"}), CompileMode::kNeuronParallelCompile);
+  EXPECT_EQ(compile_mode_of({"trainer", "--native", "--device", "cpu"}, neuron_nodes),
+            CompileMode::kNone);
+  EXPECT_EQ(compile_mode_of({"trainer", "--device=cuda", "--native"}, neuron_nodes),
+            CompileMode::kNone);
+  // The default device on nodes without Neuron devices is the CPU or a GPU.
+  EXPECT_EQ(compile_mode_of({"trainer", "--native"}, cpu_nodes), CompileMode::kNone);
+  EXPECT_EQ(compile_mode_of({"trainer", "--native", "--device", "auto"}, cpu_nodes),
+            CompileMode::kNone);
 }
 
 TEST(CompileMode, Names) {

@@ -17,17 +17,19 @@ namespace trn::cache {
 enum class CompileMode {
   kNeuronParallelCompile,
   kWarmUp,
-  // The native path on a device named other than Neuron (--device cpu or cuda): nothing is
-  // compiled for a NeuronCore, so nothing is compiled ahead of training.
+  // The native path on a device other than Neuron (--device cpu or cuda, or auto on nodes
+  // without Neuron devices): nothing is compiled for a NeuronCore, so nothing ahead of training.
   kNone,
 };
 
 std::string_view to_string(CompileMode mode);  // "neuron_parallel_compile", "warm-up", "none"
 
-// The mode of a worker command (its words, placeholders rendered or not): native when it has
-// `--native`, or `--device neuron` (which implies it); then kNone when its `--device` is cpu or
-// cuda, else kWarmUp. Any other command: kNeuronParallelCompile.
-CompileMode compile_mode_of(const std::vector<std::string>& worker_command);
+// The mode of a worker command (its words, placeholders rendered or not) on nodes with
+// (`neuron_nodes`) or without Neuron devices. `--device neuron`: kWarmUp. Otherwise a command
+// without `--native` is the trn1 path's: kNeuronParallelCompile. A native command with `--device
+// cpu` or `cuda`, or with the default `auto` on nodes without Neuron devices (where it picks the
+// CPU or a GPU), compiles nothing for a NeuronCore: kNone; with `auto` on Neuron nodes: kWarmUp.
+CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool neuron_nodes);
 
 // The variable the warm-up run's workers find set to "1": take the steps and compile what they
 // compile, but resume nothing and write no checkpoint, metrics or results (as under
