@@ -109,6 +109,72 @@ def test_native_checkpoints_resume_at_another_size_and_on_the_own_path(corpus_di
     _assert_same_training(from_own, reference_run, corpus_dir)
 
 
+def test_lamb_over_fsdp2_shards_steps_as_over_whole_parameters(corpus_dir, tmp_path):
+    """LAMB's trust ratio is a ratio of whole-parameter norms: over FSDP2's shards (DTensors) at
+    dp 2 it gives the one-process run's losses and final weights."""
+    native, own = str(tmp_path / "native"), str(tmp_path / "own")
+    done = run_ranks(2, pretrain_args(corpus_dir, native, "--native", "--optimizer", "lamb", steps=3))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert main(pretrain_args(corpus_dir, own, "--optimizer", "lamb", steps=3)) == 0
+    got, want = _losses(native), _losses(own)
+    assert sorted(got) == [1, 2, 3] and max(abs(got[s] - want[s]) for s in want) < TOLERANCE, (got, want)
+    weights, reference_weights = load_checkpoint(native, 3)["model"], load_checkpoint(own, 3)["model"]
+    assert max((weights[k] - reference_weights[k]).abs().max().item() for k in reference_weights) < TOLERANCE
+
+
+def test_compiled_encoder_layers_share_one_graph_and_compute_as_eager():
+    """--compile at one process: 4 encoder layers compiled in place make at most 2 graphs between
+    them (the second once the dropout's counter cache is filled), not one per layer (each dropout
+    site's number would be a constant Dynamo guards on), and forward and backward, per-sample
+    dropout on, give the eager model's loss and gradients."""
+    import copy
+    import dataclasses
+
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    from trn_trainer.devices.choice import select_device
+    from trn_trainer.environment import read_dist_env
+    from trn_trainer.models.dropout import sample_seeds
+    from trn_trainer.parallel.native_data_parallel import NativeDataParallel
+    from trainer_testlib import bert_inputs
+
+    torch.manual_seed(3)
+    config = dataclasses.replace(model_config("tiny", 200, 0.1), num_hidden_layers=4)
+    eager = build_model(config, "native", "sample")
+    compiled = copy.deepcopy(eager)
+    device = select_device("cpu", "fp32", read_dist_env({}), native=True)
+    torch._dynamo.reset()
+    counters.clear()
+    NativeDataParallel(compiled, device, "fsdp", compile_layers=True)
+    ids, segments, mask, positions = bert_inputs(config)
+    for step in range(2):
+        seeds = sample_seeds(7, range(3 * step, 3 * step + 3))
+        losses = []
+        for model in (eager, compiled):
+            model.zero_grad()
+            mlm, nsp = model(ids, segments, mask, positions, seeds)
+            loss = mlm.float().pow(2).mean() + nsp.float().pow(2).mean()
+            loss.backward()
+            losses.append(loss.item())
+        assert abs(losses[0] - losses[1]) < TOLERANCE, losses
+        worst = max((a.grad - b.grad).abs().max().item()
+                    for a, b in zip(eager.parameters(), compiled.parameters()))
+        assert worst < TOLERANCE, worst
+    assert 1 <= counters["stats"]["unique_graphs"] <= 2, dict(counters["stats"])
+
+
+def test_compiled_encoder_layers_under_fsdp2_train_as_eager(corpus_dir, tmp_path):
+    """--compile with FSDP2 at dp 2 (each layer compiled, then sharded): the one-process eager
+    run's losses."""
+    native, own = str(tmp_path / "native"), str(tmp_path / "own")
+    done = run_ranks(2, pretrain_args(corpus_dir, native, "--native", "--compile", steps=2), timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert main(pretrain_args(corpus_dir, own, steps=2)) == 0
+    got, want = _losses(native), _losses(own)
+    assert sorted(got) == [1, 2] and max(abs(got[s] - want[s]) for s in want) < TOLERANCE, (got, want)
+
+
 @pytest.mark.parametrize("mode, reductions", [("fsdp", ["reduce_scatter_single"] * 3),
                                               ("ddp", ["all_reduce"])])
 def test_gradients_are_reduced_in_the_last_micro_step_only(mode, reductions, corpus_dir, tmp_path):

@@ -55,6 +55,11 @@ class SampleDropout(nn.Module):
         self.p = float(p)
         self.context = context
         self.site = context.new_site()
+        # The site's hash as a buffer, not a Python constant: torch.compile then makes one graph
+        # for every encoder layer (a buffer is an input) instead of one per site (a constant is
+        # guarded on). Not persistent: a state_dict stays Hugging Face's.
+        site_hash = hash32(torch.tensor(self.site, dtype=torch.int64))
+        self.register_buffer("site_hash", site_hash, persistent=False)
 
     def forward(self, x):
         if not self.training or self.p <= 0.0:
@@ -71,7 +76,7 @@ class SampleDropout(nn.Module):
         half = (per_sample + 1) // 2
         counters = self.context.counters(half, x.device)
         seeds = self.context.seeds.to(x.device).view(batch, 1)
-        base1 = hash32(seeds ^ hash32(torch.full_like(seeds, self.site)))
+        base1 = hash32(seeds ^ self.site_hash.to(x.device))
         base2 = hash32(base1 + 0x9E3779B)
         bits = hash32(hash32(counters.view(1, half) + base1) ^ base2)
         rand16 = torch.cat((bits & 0xFFFF, (bits >> 16) & 0xFFFF), dim=1)[:, :per_sample]

@@ -84,7 +84,9 @@ class NativeDataParallel:
                     module.set_force_sum_reduction_for_comms(True)
         else:
             ids = None if device.torch_device.type == "cpu" else [device.torch_device]
-            self.model = DistributedDataParallel(model, device_ids=ids)
+            # Its buffers (dropout sites' hashes) are the same constants on every rank: no
+            # broadcast before each forward.
+            self.model = DistributedDataParallel(model, device_ids=ids, broadcast_buffers=False)
             self.model.register_comm_hook(None, _sum_gradients_hook)
 
     def describe(self):
