@@ -5,13 +5,17 @@ after the first make no new graph; bad input is one line, exit 2."""
 import glob
 import os
 import shutil
+import types
 
 import pytest
+import torch
+import torch.distributed as dist
 
 from trainer_testlib import read_metrics, run_cli, run_ranks
 from trn_trainer.errors import UsageError
 from trn_trainer.models.llama_config import llama_config, llama_parameter_count
-from trn_trainer.parallel.native_llama import check_sequence_splits
+from trn_trainer.models.llama_native import NativeLlamaForCausalLM, causal_lm_loss, next_token_labels
+from trn_trainer.parallel.native_llama import check_sequence_splits, native_mesh, parallelize
 
 
 def train(nproc, data, output, *extra, steps=4, **env):
@@ -116,3 +120,25 @@ def keep(run, step, into):
     os.makedirs(into)
     for path in glob.glob(str(run / f"ckpt_{step}.*")):
         shutil.copy(path, into)
+
+
+def test_bf16_computes_in_bf16_over_fp32_master_weights_and_gradients():
+    """FSDP2's MixedPrecisionPolicy as parallelize sets it for --dtype bf16 (here on the CPU, in one
+    process): the layers compute in bf16, the parameters AdamW steps and their gradients are fp32.
+    Seen failing with the policy left out (the layers computed in fp32)."""
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        device = types.SimpleNamespace(kind="cpu", dtype="bf16", torch_device=torch.device("cpu"))
+        with torch.device("meta"):
+            model = NativeLlamaForCausalLM(llama_config("tiny", 64))
+        model = parallelize(model, native_mesh(device, 1, 1), device, seed=0)
+        seen = []
+        model.model.layers[0].mlp.register_forward_pre_hook(
+            lambda module, inputs: seen.append((inputs[0].dtype, module.up_proj.weight.dtype)))
+        ids = torch.randint(0, 64, (2, 16), generator=torch.Generator().manual_seed(0))
+        loss = causal_lm_loss(model(ids), next_token_labels(ids))
+        loss.backward()
+        assert seen == [(torch.bfloat16, torch.bfloat16)] and loss.dtype == torch.float32
+        assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
+    finally:
+        dist.destroy_process_group()
