@@ -76,6 +76,9 @@ def test_native_data_parallel_gives_the_losses_of_one_process(mode, world, micro
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     assert f"native {mode.upper()} over dp {world}, world {world}, micro-batch {micro} x accumulation 2" \
         in done.stdout
+    with open(os.path.join(out, "results.json")) as f:
+        described = json.load(f)["results"]["parameters"]["device"]
+    assert described.endswith(f"native {mode.upper()} over dp {world}"), described
     _assert_same_training(out, reference_run, corpus_dir)
 
 
@@ -216,6 +219,15 @@ def test_a_native_option_without_native_is_one_line(option, corpus_dir, tmp_path
         f"trn_trainer: error: {' '.join(option)}: an option of the native path (PyTorch's FSDP2 or DDP, "
         "torch.compile); add --native, or drop it for the own path, which all-reduces the gradients itself"]
     assert not os.path.exists(tmp_path / "out")
+
+
+def test_device_neuron_is_the_native_path(corpus_dir, tmp_path):
+    """--device neuron alone takes the native path, as for pretrain-lm: here, without TorchNeuron,
+    that is the native device's one line, not a request to add --native."""
+    done = run_cli(pretrain_args(corpus_dir, str(tmp_path / "out"), "--device", "neuron"))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--device neuron: TorchNeuron is not installed here" in lines[0], lines
 
 
 def test_one_native_process_trains_unwrapped_like_the_own_path(corpus_dir, tmp_path, capsys):

@@ -38,8 +38,6 @@ from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel
 
-
-MODES = ("fsdp", "ddp")
 _WHOLE = StateDictOptions(full_state_dict=True)
 
 

@@ -20,11 +20,13 @@ from ..parallel.reduction import GradientReducer
 from ..training import divergence
 from ..training.master_weights import TrainedWeights
 from ..training.optim import WarmupDecay, build_optimizer, warmup_steps
+from ..training.setting_checks import native_path
 
 
 class TrainingRun:
     def __init__(self, args, inputs, env, say):
-        self.device = select_device(args.device, args.dtype, env, native=args.native)
+        native = native_path(args)
+        self.device = select_device(args.device, args.dtype, env, native=native)
         self.device.init_process_group()
         # The ranks' checkpoint coordination (snapshot_every None: adapts, so snapshots are on).
         self.group = coordination(env, snapshots=inputs.snapshot_every != 0)
@@ -33,7 +35,7 @@ class TrainingRun:
         model = self.device.prepare_model(model)
         # The native path: PyTorch's FSDP2 or DDP reduce the gradients; the own path: the reducer.
         self.native = None
-        if args.native:  # imported here: the own path (torch-xla's torch too) never loads FSDP2
+        if native:  # imported here: the own path (torch-xla's torch too) never loads FSDP2
             from ..parallel.native_data_parallel import NativeDataParallel
 
             self.native = NativeDataParallel(model, self.device, args.data_parallel, args.compile)

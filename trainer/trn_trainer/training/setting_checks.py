@@ -37,11 +37,17 @@ def check_settings(args):
                          "or leave it out")
 
 
+def native_path(args):
+    """Whether pretrain runs the native path: --native, or --device neuron (TorchNeuron serves
+    that path only), as for pretrain-lm."""
+    return args.native or args.device == "neuron"
+
+
 def check_native_options(args):
     """--data-parallel and --compile belong to the native path (pretrain --native)."""
     for shown in (f"--data-parallel {args.data_parallel}" if args.data_parallel else None,
                   "--compile" if args.compile else None):
-        if shown and not args.native:
+        if shown and not native_path(args):
             raise UsageError(f"{shown}: an option of the native path (PyTorch's FSDP2 or DDP, "
                              "torch.compile); add --native, or drop it for the own path, which "
                              "all-reduces the gradients itself")
