@@ -211,6 +211,14 @@ def test_gradients_are_reduced_in_the_last_micro_step_only(mode, reductions, cor
                 assert after[:-1] and set(after[:-1]) == set(reductions), step
 
 
+def test_hugging_face_model_on_the_native_path_is_one_line(corpus_dir, tmp_path):
+    done = run_cli(pretrain_args(corpus_dir, str(tmp_path / "out"), "--native", "--model-impl", "hf"))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--model-impl hf with --native:" in lines[0], lines
+    assert "use --model-impl native" in lines[0]
+
+
 @pytest.mark.parametrize("option", [["--data-parallel", "ddp"], ["--compile"]])
 def test_a_native_option_without_native_is_one_line(option, corpus_dir, tmp_path):
     done = run_cli(pretrain_args(corpus_dir, str(tmp_path / "out"), *option))

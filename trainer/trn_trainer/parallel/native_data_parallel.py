@@ -48,7 +48,7 @@ def _sum_gradients_hook(group, bucket):
 
 
 class NativeDataParallel:
-    """`model` (BertForPreTraining, native or Hugging Face's, on `device`) wrapped for data
+    """`model` (the trainer's BertForPreTraining, on `device`) wrapped for data
     parallelism `mode` (fsdp or ddp) over every rank; compile_layers: each encoder layer compiled
     in place (device.compile_in_place: static shapes, the parameter names unchanged)."""
 

@@ -51,3 +51,7 @@ def check_native_options(args):
             raise UsageError(f"{shown}: an option of the native path (PyTorch's FSDP2 or DDP, "
                              "torch.compile); add --native, or drop it for the own path, which "
                              "all-reduces the gradients itself")
+    if native_path(args) and args.model_impl == "hf":
+        raise UsageError("--model-impl hf with --native: the native path shards and compiles the "
+                         "trainer's own BERT layer by layer; use --model-impl native (Hugging Face's "
+                         "parameter names, so their weights load as they are)")
