@@ -97,6 +97,8 @@ std::vector<Diagnostic> check_cluster_config(std::string_view file_label,
   check_efa(root, report);
   check_fsx_capacity(root, report);
   check_install_action(root, report);
+  check_training_stack(root, report);
+  check_capacity_blocks(root, report);
   check_placeholders(root, options.placeholders_are_errors, report);
   return report.take_sorted();
 }

@@ -33,6 +33,14 @@ void check_fsx_capacity(const YAML::Node& root, Report& report);
 // The head node and every queue run the trn-slurm install script on OnNodeConfigured.
 void check_install_action(const YAML::Node& root, Report& report);
 
+// The install action's training stack (--stack in its Args; auto by instance type) fits the
+// queue: TorchNeuron only on trn2/trn3, and then only on Image.Os ubuntu2404.
+void check_training_stack(const YAML::Node& root, Report& report);
+
+// A CAPACITY_BLOCK queue: every compute resource names the block's CapacityReservationId and
+// has MinCount = MaxCount > 0.
+void check_capacity_blocks(const YAML::Node& root, Report& report);
+
 // Values still holding a REPLACE_ME placeholder.
 void check_placeholders(const YAML::Node& root, bool as_errors, Report& report);
 
