@@ -31,6 +31,8 @@ NodeCheckRun check_node(const NodeCheckOptions& options, const std::string& node
   run.health.checks.push_back(timed(
       options.now, [&] { return check_kernel_log(options, run.observed.kernel_log_sequence); }));
   run.health.checks.push_back(timed(options.now, [&] { return check_efa(options, expected); }));
+  run.health.checks.push_back(timed(
+      options.now, [&] { return check_efa_errors(options, expected, run.observed.counters); }));
   run.health.checks.push_back(timed(options.now, [&] { return check_cache_tier(options); }));
   return run;
 }

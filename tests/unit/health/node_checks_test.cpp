@@ -44,6 +44,64 @@ TEST(NodeChecks, ExpectsTheDocumentedCounts) {
             "8 EFA devices; libfabric not asked");
   EXPECT_EQ(result_of(check_node(on("inf2.48xlarge"), "n").health, "efa").status,
             CheckStatus::kSkipped);
+  EXPECT_EQ(result_of(check_node(on("trn2.48xlarge"), "n").health, "efa-errors").evidence,
+            "16 EFA devices: no_completion_cmds at or below the last clean check");
+  EXPECT_EQ(result_of(check_node(on("inf2.48xlarge"), "n").health, "efa-errors").status,
+            CheckStatus::kSkipped);
+}
+
+// The EFA counter, like the Neuron ones, counts from driver load: a value the operator accepted
+// (trn-health --accept, or the last clean check) is healthy, only a rise fails.
+TEST(NodeChecks, EfaCountersAtTheLastCleanCheckAreHealthy) {
+  auto options = on("faulty/trn2-efa-no-completion");
+  const auto first = check_node(options, "n");
+  ASSERT_FALSE(first.health.healthy());
+  EXPECT_EQ(first.observed.counters.at("efa/rdmap202s0/hw_counters/no_completion_cmds"), 2);
+  options.baseline = first.observed;
+  EXPECT_TRUE(check_node(options, "n").health.healthy());
+  options.baseline.counters["efa/rdmap202s0/hw_counters/no_completion_cmds"] = 1;
+  EXPECT_EQ(result_of(check_node(options, "n").health, "efa-errors").evidence,
+            "rdmap202s0 (0000:ca:00.0, serves neuron3) no_completion_cmds 2 (1 at the last clean "
+            "check)");
+}
+
+// Drivers before the split into device and port statistics keep the counter under the port; a
+// counter that is no number is a warning, never a drain. (Only the EFA part of the trn2 tree is
+// copied: the whole tree's CPU files take seconds.)
+TEST(NodeChecks, EfaCountersOfOlderDriversAndGarbage) {
+  test::TempDir root;
+  const auto copy = [&](const std::filesystem::path& part) {
+    std::filesystem::create_directories((root.path() / part).parent_path());
+    std::filesystem::copy(
+        test::fixture("trn2.48xlarge") / part, root.path() / part,
+        std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks);
+  };
+  copy("sys/class/dmi");
+  copy("sys/class/infiniband");
+  for (const auto& entry :
+       std::filesystem::directory_iterator(test::fixture("trn2.48xlarge") / "sys/devices")) {
+    if (entry.path().filename().string().starts_with("pci"))
+      copy(std::filesystem::path("sys/devices") / entry.path().filename());
+  }
+  NodeCheckOptions options;
+  options.fsroot = root.path();
+  const auto expected = expected_for(root.path());
+  std::map<std::string, std::int64_t> counters;
+  const auto device = "sys/devices/pci0000:57/0000:57:00.0/infiniband/rdmap87s0";
+  std::filesystem::remove_all(root.path() / device / "hw_counters");
+  EXPECT_EQ(check_efa_errors(options, expected, counters).status, CheckStatus::kOk);
+  root.write(std::string(device) + "/ports/1/hw_counters/no_completion_cmds", "1\n");
+  const auto old_driver = check_efa_errors(options, expected, counters);
+  EXPECT_EQ(old_driver.status, CheckStatus::kFailed);
+  EXPECT_EQ(old_driver.evidence,
+            "rdmap87s0 (0000:57:00.0, serves neuron5) no_completion_cmds 1 (0 at the last clean "
+            "check)");
+  EXPECT_EQ(counters.at("efa/rdmap87s0/ports/1/hw_counters/no_completion_cmds"), 1);
+  root.write(std::string(device) + "/ports/1/hw_counters/no_completion_cmds", "N/A\n");
+  const auto garbage = check_efa_errors(options, expected, counters);
+  EXPECT_EQ(garbage.status, CheckStatus::kWarning);
+  test::expect_contains_all(garbage.evidence,
+                            {"rdmap87s0/ports/1/hw_counters/no_completion_cmds", "holds no count"});
 }
 
 struct Fault {
@@ -65,6 +123,13 @@ TEST(NodeChecks, EachFaultyFixtureFailsItsCheckWithEvidence) {
        "7 of 8 EFA devices (trn1.32xlarge): 0000:10:1a.0 (serves neuron0, neuron1) missing"},
       {"faulty/hardware-error-line", "kernel-log",
        "NEURON_HW_ERR=HBM_UNCORRECTABLE_ERROR nd-id=0 nc-id=1 (permanent: replace the instance)"},
+      // trn2 (Neuron Observer's signals, from their documented counters): an uncorrectable HBM
+      // error, and an EFA device that stopped completing its driver's admin commands.
+      {"faulty/trn2-hbm-uncorrected", "error-counters",
+       "neuron9 mem_ecc_uncorrected 1 (0 at the last clean check)"},
+      {"faulty/trn2-efa-no-completion", "efa-errors",
+       "rdmap202s0 (0000:ca:00.0, serves neuron3) no_completion_cmds 2 (0 at the last clean "
+       "check)"},
   };
   for (const auto& fault : faults) {
     const auto run = check_node(on(fault.tree), "n2");

@@ -75,6 +75,10 @@ CheckResult check_error_counters(const NodeCheckOptions& options,
 // Also sets `last_sequence` to the newest kernel log record read.
 CheckResult check_kernel_log(const NodeCheckOptions& options, std::uint64_t& last_sequence);
 CheckResult check_efa(const NodeCheckOptions& options, const Expected& expected);
+// An EFA device whose driver counted admin commands it never completed since the last clean
+// check; also fills `counters` with every value read, for the next baseline.
+CheckResult check_efa_errors(const NodeCheckOptions& options, const Expected& expected,
+                             std::map<std::string, std::int64_t>& counters);
 CheckResult check_cache_tier(const NodeCheckOptions& options);
 
 struct NodeCheckRun {
