@@ -178,6 +178,38 @@ def test_compiled_encoder_layers_under_fsdp2_train_as_eager(corpus_dir, tmp_path
     assert sorted(got) == [1, 2] and max(abs(got[s] - want[s]) for s in want) < TOLERANCE, (got, want)
 
 
+@pytest.mark.parametrize("mode", ["fsdp", "ddp"])
+def test_bf16_computes_in_bf16_over_fp32_master_weights_and_gradients(mode):
+    """--dtype bf16 (here on the CPU, in a process group of one, which --native would not wrap):
+    the encoder layers compute in bf16 - FSDP2 through its MixedPrecisionPolicy, DDP under the
+    device's autocast - while the parameters the optimizer steps and their gradients stay fp32."""
+    import types
+
+    import torch.distributed as dist
+
+    from trn_trainer.devices.native import NativeDevice
+    from trn_trainer.parallel.native_data_parallel import NativeDataParallel
+    from trainer_testlib import bert_inputs
+
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        env = types.SimpleNamespace(distributed=True, world_size=1, local_rank=0)
+        device = NativeDevice(env, "bf16", "cpu")
+        config = model_config("tiny", 200, 0.0)
+        model = build_model(config, "native", "sample")
+        wrapped = NativeDataParallel(model, device, mode)
+        seen = []  # the dtype of a layer's feed-forward output (autocast keeps LayerNorm's input fp32)
+        model.bert.encoder.layer[0].intermediate.register_forward_hook(
+            lambda module, inputs, output: seen.append(output.dtype))
+        with wrapped.micro_step(last=True), wrapped.autocast():
+            mlm, nsp = wrapped.model(*bert_inputs(config))
+        (mlm.float().logsumexp(-1).mean() + nsp.float().logsumexp(-1).mean()).backward()
+        assert seen == [torch.bfloat16], seen
+        assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32 for p in model.parameters())
+    finally:
+        dist.destroy_process_group()
+
+
 @pytest.mark.parametrize("mode, reductions", [("fsdp", ["reduce_scatter_single"] * 3),
                                               ("ddp", ["all_reduce"])])
 def test_gradients_are_reduced_in_the_last_micro_step_only(mode, reductions, corpus_dir, tmp_path):
