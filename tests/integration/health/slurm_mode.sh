@@ -3,7 +3,8 @@
 # second, one recorded tree per node): a node whose kernel log gains a NEURON_HW_ERR line is
 # drained with a "trn-health:" reason; once the node is replaced by a clean one (as
 # ParallelCluster's clustermgtd does) it is resumed; a node an operator drained for another
-# reason is left drained.
+# reason is left drained. Then node 2 is a trn2.48xlarge, drained for an uncorrectable HBM error
+# and, once replaced, for an EFA device in error.
 source "$(dirname "$0")/../lib.sh"
 make_scratch
 hname="${TRN_TEST_CLUSTER}h"
@@ -59,4 +60,39 @@ wait_until 30 "node 2 resumed by trn-health" not_drained 2
 sleep 2  # two more checks
 node_line 1 | grep -q 'State=[A-Z+]*DRAIN.* Reason=disk swap' || fail "operator's drain changed: $(node_line 1)"
 grep -q "resumed $(node 2)" "$scratch/health-$(node 2).log" || fail "no resume line: $(cat "$scratch/health-$(node 2).log")"
+
+# trn2 (docs/health.md#trn2): node 2 is now a clean trn2.48xlarge (a new boot). An uncorrectable
+# HBM error on one of its 16 devices drains it; a replacement resumes; then an EFA device that
+# stops completing its driver's admin commands drains it again. Each reason names the device
+# and the counter. Each change is followed by a slurmd restart, which runs HealthCheckProgram at
+# once (here the periodic checks were seen to stop after the first resume).
+check_node2_now() {
+  hcluster kill-slurmd "$(node 2)" >/dev/null
+  hcluster start-slurmd "$(node 2)" >/dev/null
+}
+replace_node2() {  # replace_node2 TREE BOOT_ID
+  rm -rf "$scratch/nodes/$(node 2)"
+  cp -r "$fixtures/$1" "$scratch/nodes/$(node 2)"
+  echo "$2" >"$scratch/nodes/$(node 2)/proc/sys/kernel/random/boot_id"
+  check_node2_now
+}
+trn2_baseline() { grep -qs '"neuron15/' "$scratch/state/$(node 2)/baseline.json"; }
+replace_node2 trn2.48xlarge 22222222-2222-3333-4444-555555555555
+wait_until 30 "a clean check of the trn2 node" trn2_baseline
+not_drained 2 || fail "clean trn2 node drained: $(node_line 2)"
+echo 1 >"$scratch/nodes/$(node 2)/sys/devices/virtual/neuron_device/neuron9/stats/hardware/mem_ecc_uncorrected/total"
+check_node2_now
+wait_until 30 "trn2 node 2 drained for its HBM error" drained_by_us 2
+node_line 2 | grep -q 'Reason=trn-health: error-counters: neuron9 mem_ecc_uncorrected 1 (0 at the last clean check)' ||
+  fail "trn2 node 2's HBM reason: $(node_line 2)"
+replace_node2 trn2.48xlarge 33333333-2222-3333-4444-555555555555
+wait_until 30 "trn2 node 2 resumed" not_drained 2
+efa=$scratch/nodes/$(node 2)/sys/class/infiniband/rdmap202s0/hw_counters/no_completion_cmds
+[[ -f $efa ]] || fail "no $efa in the trn2 tree"
+echo 1 >"$efa"
+check_node2_now
+wait_until 30 "trn2 node 2 drained for its EFA device" drained_by_us 2
+node_line 2 | grep -q 'Reason=trn-health: efa-errors: rdmap202s0 (0000:ca:00.0, serves neuron3) no_completion_cmds 1 (0 at the last clean check)' ||
+  fail "trn2 node 2's EFA reason: $(node_line 2)"
+node_line 1 | grep -q 'State=[A-Z+]*DRAIN.* Reason=disk swap' || fail "operator's drain changed: $(node_line 1)"
 echo "ok"
