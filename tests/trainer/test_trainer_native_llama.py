@@ -44,12 +44,26 @@ def test_tensor_parallel_and_fsdp2_give_one_processs_losses(lm_data, tmp_path):
 
 
 def test_compiled_steps_after_the_first_make_no_new_graph(lm_data, tmp_path):
-    rows = train(1, lm_data, tmp_path / "compiled", "--compile")
     """Seen failing with a sequence length that changes between steps: 1, 2, 2, 2 graphs."""
+    rows = train(1, lm_data, tmp_path / "compiled", "--compile")
     graphs = [row["compiled_graphs"] for row in rows]
     assert graphs[0] >= 1 and all(g == graphs[0] for g in graphs[1:]), graphs
     eager = losses(train(1, lm_data, tmp_path / "eager"))
     assert max(abs(a - b) for a, b in zip(eager, losses(rows))) < 1e-5, (eager, losses(rows))
+
+
+def test_trn_runs_warm_up_takes_the_steps_and_writes_nothing(lm_data, tmp_path):
+    """trn-run's warm-up step on the native path (TRN_COMPILE_WARMUP=1) fills the compile cache:
+    no checkpoint, metrics or results, so the training run after it starts from step 0."""
+    output = tmp_path / "run"
+    args = ["pretrain-lm", "--native", "--data", str(lm_data), "--output", str(output), "--model", "tiny",
+            "--global-batch", "8", "--steps", "2", "--lr", "1e-3", "--checkpoint-every", "1"]
+    done = run_cli(args, timeout=400, TRN_COMPILE_WARMUP="1")
+    assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
+    assert "writing nothing" in done.stdout, done.stdout
+    assert not output.exists() or not os.listdir(output), os.listdir(output)
+    rows = train(1, lm_data, output, steps=2)
+    assert [row["step"] for row in rows] == [1, 2], rows
 
 
 @pytest.mark.parametrize("extra, env, problem", [

@@ -56,6 +56,8 @@ TRN_TRAINING_VENV = "TRN_TRAINING_VENV"
 TRN_CHECKPOINT_URI = "TRN_CHECKPOINT_URI"
 TRN_CHECKPOINT_LOCAL_DIR = "TRN_CHECKPOINT_LOCAL_DIR"
 TRN_SNAPSHOT_EVERY = "TRN_SNAPSHOT_EVERY"
+# Set by trn-run for the native path's warm-up step, which fills TorchNeuron's compile cache.
+TRN_COMPILE_WARMUP = "TRN_COMPILE_WARMUP"
 
 # Set by trn-run for the training step: the folder of the ranks' heartbeats and stack dumps its
 # watchdog reads (docs/recovery.md), and the steps per straggler window.

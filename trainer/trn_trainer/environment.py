@@ -3,15 +3,24 @@
 import dataclasses
 import os
 
-from .env_names import LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
+from .env_names import (LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT, RANK, TRN_COMPILE_WARMUP,
+                        WORLD_SIZE)
 from .errors import EnvironmentSetupError
 
 
 def extracting_graphs_only(env=None):
-    """Whether this run only traces graphs for neuron_parallel_compile (trn-run's compile phase
-    sets NEURON_EXTRACT_GRAPHS_ONLY): it runs its steps and writes nothing - no checkpoints,
-    metrics or results, nothing resumed - so the training run that follows starts clean."""
-    return bool((os.environ if env is None else env).get("NEURON_EXTRACT_GRAPHS_ONLY"))
+    """Whether this run only compiles for trn-run's compile phase: it traces graphs for
+    neuron_parallel_compile (NEURON_EXTRACT_GRAPHS_ONLY, the trn1 path) or warms TorchNeuron's
+    compile cache (TRN_COMPILE_WARMUP, the native path). It runs its steps and writes nothing - no
+    checkpoints, metrics or results, nothing resumed - so the training run that follows starts
+    clean."""
+    return compile_run_variable(env) is not None
+
+
+def compile_run_variable(env=None):
+    """The variable that makes this a compile run (extracting_graphs_only), else None."""
+    env = os.environ if env is None else env
+    return next((name for name in ("NEURON_EXTRACT_GRAPHS_ONLY", TRN_COMPILE_WARMUP) if env.get(name)), None)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 from ..data.sampling import GlobalOrder
 from ..devices.choice import select_device
-from ..environment import extracting_graphs_only, read_dist_env
+from ..environment import compile_run_variable, extracting_graphs_only, read_dist_env
 from ..errors import DivergedError
 from ..heartbeat import Heartbeat, failure_text
 from ..metrics import MetricsFile
@@ -153,7 +153,7 @@ class Finetune:
         epochs, steps = max(args.epochs, 1), self.steps_per_epoch if args.epochs else 0
         if extract:  # trn-run's compile phase: a step's graphs, the evaluation's, and nothing written
             epochs, steps = 1, min(steps, EXTRACT_STEPS)
-            self.say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: {steps} training step(s) and one evaluation to "
+            self.say(f"{compile_run_variable()} is set: {steps} training step(s) and one evaluation to "
                      "produce every graph, writing nothing")
         for epoch in range(epochs):  # --epochs 0: the starting model's evaluation
             began, losses, lr = time.perf_counter(), [], None

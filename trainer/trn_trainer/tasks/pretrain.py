@@ -15,7 +15,7 @@ from ..checkpoint.shards import share_of
 from ..checkpoint.snapshot_schedule import SnapshotSchedule
 from ..checkpoint.tiers import TierWriter
 from ..checkpoint.writer import CheckpointWriter
-from ..environment import extracting_graphs_only, read_dist_env
+from ..environment import compile_run_variable, extracting_graphs_only, read_dist_env
 from ..errors import CheckpointError
 from ..heartbeat import Heartbeat, failure_text
 from ..models.bert_config import flops_per_sequence
@@ -131,7 +131,7 @@ class Trainer:
                  f"micro-batch {a.micro_batch} x accumulation {inputs.accumulation} = global batch "
                  f"{inputs.global_batch}, {len(inputs.shards.paths)} shard(s) of seq {inputs.shards.seq_len}")
         if self.extract_only:
-            self.say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {self.last_step - run.step} steps to "
+            self.say(f"{compile_run_variable()} is set: running {self.last_step - run.step} steps to "
                      "produce every graph and writing nothing")
         self.first = True
         # The newest checkpoint this run saved (its weights were judged sane), else the one it

@@ -20,7 +20,7 @@ import torch
 from ..checkpoint.group import coordination
 from ..data.lm_samples import LmData
 from ..devices.choice import select_device
-from ..environment import extracting_graphs_only, read_dist_env
+from ..environment import compile_run_variable, extracting_graphs_only, read_dist_env
 from ..errors import UsageError
 from ..heartbeat import Heartbeat, failure_text
 from ..models.llama import LlamaForCausalLM
@@ -151,7 +151,7 @@ def _train(args, env, heartbeat):
               f"accumulation {args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
               f"{args.global_batch} of {data.seq_len} tokens", flush=True)
     if extract:
-        say(f"NEURON_EXTRACT_GRAPHS_ONLY is set: running {args.steps} steps to produce every graph and "
+        say(f"{compile_run_variable()} is set: running {args.steps} steps to produce every graph and "
             "writing nothing")
     metrics = _metrics_file(args.output, start) if writes else None
     events = run_events(args, start) if writes else None

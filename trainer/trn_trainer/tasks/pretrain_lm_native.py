@@ -19,6 +19,7 @@ import torch.distributed as dist
 from ..checkpoint.group import coordination
 from ..checkpoint.llama_native_state import NativeLayout
 from ..devices.choice import select_device
+from ..environment import compile_run_variable, extracting_graphs_only
 from ..errors import UsageError
 from ..models.llama_config import llama_parameter_count
 from ..models.llama_native import NativeLlamaForCausalLM, causal_lm_loss, next_token_labels
@@ -107,21 +108,27 @@ def train_native(args, env, heartbeat, dp):
     run = {"model": args.model, "seq_len": data.seq_len, "global_batch": args.global_batch,
            "vocab_size": vocab_size}
     saves = LmSaves(args, env, layout.groups, ranks, device.snapshot_overlaps, None, say, layout=layout)
+    compile_only = extracting_graphs_only()  # trn-run's warm-up: compile the steps, write nothing
+    writes = main and not compile_only
     start, consumed = 0, 0
-    state = saves.resume(run, layout.model_state(), optimizer)
+    state = None if compile_only else saves.resume(run, layout.model_state(), optimizer)
     if state is not None:  # the checkpoint's chunks at this run's layout, whatever layout wrote it
         layout.restore(optimizer, state)
         start, consumed = int(state["step"]), int(state["consumed_samples"])
     state = None  # the host copy is not needed any more
-    if main:
+    if writes:
         os.makedirs(args.output, exist_ok=True)
+    if main:
         print(f"trn_trainer: llama {args.model} ({parameters:,} parameters, tp {args.tensor_parallel} x "
               f"dp {dp}, native: DTensor + FSDP2{', compiled' if args.compile else ''}) on "
               f"{device.describe()}, micro-batch {args.micro_batch} x accumulation "
               f"{args.global_batch // (args.micro_batch * dp)} x dp {dp} = global batch "
               f"{args.global_batch} of {data.seq_len} tokens", flush=True)
-    metrics = _metrics_file(args.output, start) if main else None
-    events = run_events(args, start) if main else None
+    if compile_only:
+        say(f"{compile_run_variable()} is set: running {args.steps} steps to produce every graph and writing "
+            "nothing")
+    metrics = _metrics_file(args.output, start) if writes else None
+    events = run_events(args, start) if writes else None
     log = LmStepLog(args, device, data.seq_len, metrics, events, main)
     graphs = DynamoGraphs(args.compile)
     dp_group = mesh["dp"].get_group()
@@ -147,6 +154,8 @@ def train_native(args, env, heartbeat, dp):
         consumed += args.global_batch
         log.step(step, loss_sum, norm, lr, read_now=True, extra=graphs.row())
         heartbeat.step_done(step)
+        if compile_only:
+            continue
         if step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0):
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
             with heartbeat.checkpointing():
@@ -156,12 +165,14 @@ def train_native(args, env, heartbeat, dp):
                 events.checkpoint_stall(step, stall_s)
             log.restart_clock()
     saves.finish()
-    if main:
+    if writes:
         metrics.close()
         if events is not None:
             events.close()
     losses = log.losses
-    if main and not losses:  # resumed from the last step: nothing left to train
+    if compile_only:
+        say(f"compiled {args.steps} steps; nothing written")
+    elif main and not losses:  # resumed from the last step: nothing left to train
         say(f"done: the run in {args.output} already reached step {args.steps}")
     elif main:
         summary = _report(args, config, data, losses, started, args.tensor_parallel, dp, saves.report())

@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include "trn/common/env_names.hpp"
+
 // How trn-run fills the compile cache before training, decided from the profile's worker command
 // (launcher/profiles/README.md#compile-phase):
 //   - the trn1 path (torch-xla): neuron_parallel_compile around compile_steps steps, which
@@ -34,7 +36,7 @@ CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool
 // The variable the warm-up run's workers find set to "1": take the steps and compile what they
 // compile, but resume nothing and write no checkpoint, metrics or results (as under
 // NEURON_EXTRACT_GRAPHS_ONLY on the trn1 path), so the training step starts from step 0.
-inline constexpr std::string_view compile_warmup_variable = "TRN_COMPILE_WARMUP";
+inline constexpr std::string_view compile_warmup_variable = trn::env::kTrnCompileWarmup;
 
 // torch-neuronx's optimisation level for neuronx-cc (its default for torch.compile: -O2), part of
 // TorchNeuron's NEFF key.

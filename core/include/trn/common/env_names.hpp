@@ -65,6 +65,8 @@ inline constexpr std::string_view kTrnCheckpointUri = "TRN_CHECKPOINT_URI";
 inline constexpr std::string_view kTrnCheckpointLocalDir = "TRN_CHECKPOINT_LOCAL_DIR";
 // The profile's snapshot_every, for the training step (the trainer's --snapshot-every default).
 inline constexpr std::string_view kTrnSnapshotEvery = "TRN_SNAPSHOT_EVERY";
+// Set by trn-run for the native path's warm-up step, which fills TorchNeuron's compile cache.
+inline constexpr std::string_view kTrnCompileWarmup = "TRN_COMPILE_WARMUP";
 
 // Set by trn-run for the training step: the folder of the ranks' heartbeats and stack dumps its
 // watchdog reads (docs/recovery.md), and the steps per straggler window.
