@@ -8,6 +8,7 @@
 #include "common/exit_codes.hpp"
 #include "common/version.hpp"
 #include "compile_phase.hpp"
+#include "neuron_worker.hpp"
 #include "node_facts.hpp"
 #include "node_workers.hpp"
 #include "run_command.hpp"
@@ -54,11 +55,10 @@ int main(int argc, char** argv) {
     if (command == "node-facts") return node_facts_command(rest);
     if (command == "node-workers") return trn::launcher::node_workers_command(rest);
     if (command == "slurm-task") return trn::launcher::slurm_task_command(rest);
+    if (command == "neuron-worker") return trn::launcher::neuron_worker_command(rest);
     if (command == "watch-batch-host") return trn::launcher::watch_batch_host_command(rest);
-    std::cerr << "usage: trn-launcher "
-                 "run|compile|node-facts|node-workers|slurm-task|watch-batch-host ... (use the "
-                 "trn-run and "
-                 "trn-compile commands)\n";
+    std::cerr << "usage: trn-launcher run|compile|node-facts|node-workers|slurm-task|neuron-worker|"
+                 "watch-batch-host ... (use the trn-run and trn-compile commands)\n";
     return trn::launcher::kBadInput;
   } catch (const trn::Error& error) {
     std::cerr << tool << ": " << error.what() << '\n';

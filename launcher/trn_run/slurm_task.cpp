@@ -2,13 +2,12 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "common/exit_codes.hpp"
+#include "exec_command.hpp"
 #include "task_setup.hpp"
 #include "trn/cache/user_cache_dir.hpp"
 #include "trn/common/cpu_binding.hpp"
@@ -90,13 +89,7 @@ int slurm_task_command(const std::vector<std::string>& args) {
   const auto setup = task_setups(step, {task.ids}, "trn-launcher slurm-task").front();
   for (const auto& [name, value] : setup.env) ::setenv(name.c_str(), value.c_str(), 1);
   if (setup.cpus) bind_task_to_cpus(*setup.cpus);
-  std::vector<char*> argv;
-  for (const auto& arg : options.command) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  ::execvp(argv.front(), argv.data());
-  std::cerr << "trn-launcher slurm-task: cannot run " << options.command.front() << ": "
-            << std::strerror(errno) << '\n';
-  return errno == ENOENT ? 127 : 126;
+  return exec_command(options.command, "trn-launcher slurm-task");
 }
 
 }  // namespace trn::launcher
