@@ -134,7 +134,7 @@ CompilePhaseResult warm_up(const CompileRequest& request) {
                "--output=" +
                    (log_dir / (compile_log_prefix() + "%N" + compile_log_suffix(plan))).string()});
   argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
-  const auto task = compile_task_command(plan);
+  const auto task = compile_task_command(plan, request.launcher);
   argv.insert(argv.end(), task.begin(), task.end());
   auto env = request.env;
   env[std::string(cache::compile_warmup_variable)] = "1";
@@ -305,7 +305,7 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   argv.insert(argv.end(), {"--label", "--output=" + (log_dir / (prefix + "%N" + suffix)).string()});
   argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
   argv.insert(argv.end(), {request.launcher.string(), "compile-agent", "--"});
-  const auto task = compile_task_command(plan);
+  const auto task = compile_task_command(plan, request.launcher);
   argv.insert(argv.end(), task.begin(), task.end());
   std::cout << "trn-run: compiling with " << compiler->string() << " on " << plan.nodes
             << " nodes (" << plan.compile_steps << " steps)\n"
@@ -362,10 +362,12 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   return result;
 }
 
-std::vector<std::string> compile_task_command(const plan::Plan& plan) {
+std::vector<std::string> compile_task_command(const plan::Plan& plan,
+                                              const std::filesystem::path& launcher) {
   // One agent per node drives all of the node's workers, as the reference `srun
   // neuron_parallel_compile ./run.sh` with torchrun inside it does.
-  return plan::task_command(plan.compile_command, plan.workers_per_node);
+  return plan::task_command(plan.compile_command, plan.workers_per_node,
+                            plan::worker_prefix(plan, launcher));
 }
 
 std::optional<int> nothing_to_compile(const plan::Plan& plan,

@@ -82,7 +82,10 @@ int compile_agent(const std::vector<std::string>& task_command,
 std::optional<int> nothing_to_compile(const plan::Plan& plan,
                                       const std::map<std::string, std::string>& env);
 
-// What one node's compile agent runs under neuron_parallel_compile: all of the node's workers.
-std::vector<std::string> compile_task_command(const plan::Plan& plan);
+// What one node's compile agent runs under neuron_parallel_compile, or each node of the native
+// path's warm-up: all of the node's workers (`launcher`: trn-launcher, for worker_cores:
+// per-worker).
+std::vector<std::string> compile_task_command(const plan::Plan& plan,
+                                              const std::filesystem::path& launcher);
 
 }  // namespace trn::launcher

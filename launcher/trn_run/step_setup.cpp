@@ -48,7 +48,8 @@ TrainStep training_step(const plan::Plan& plan, const InstallLayout& layout, uns
   // A step stopped because a node was lost holds its nodes until Slurm marks that node down
   // (SlurmdTimeout): --overlap lets the restarted step start on the survivors at once.
   step.srun_args.emplace_back("--overlap");
-  step.command = plan::task_command(plan.command, plan.processes_per_task);
+  step.command = plan::task_command(plan.command, plan.processes_per_task,
+                                    plan::worker_prefix(plan, layout.bin_dir / "trn-launcher"));
   step.env = step_environment(plan, layout);
   for (const auto& [name, value] : plan.train_env) step.env[name] = value;
   step.watch_dir = plan.run_dir / "watch" / ("attempt-" + std::to_string(attempt));

@@ -137,6 +137,7 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   plan.seed = profile.seed;
 
   plan.launch = profile.launch;
+  plan.worker_cores = profile.worker_cores;
   const bool per_core = profile.launch != LaunchMode::kTorchrun;  // mpirun: a task per worker
   plan.tasks_per_node = per_core ? plan.workers_per_node : 1;
   plan.processes_per_task = per_core ? 1 : plan.workers_per_node;

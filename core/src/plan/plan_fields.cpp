@@ -233,7 +233,11 @@ std::vector<PlanField> all_fields() {
          return {
              std::string(to_string(p.launch)) + ": " + n(p.tasks_per_node) +
              (p.tasks_per_node == 1 ? " task" : " tasks") + " per node" +
-             (p.processes_per_task > 1 ? ", " + n(p.processes_per_task) + " processes each" : "")};
+             (p.processes_per_task > 1 ? ", " + n(p.processes_per_task) + " processes each" : "") +
+             (p.processes_per_task > 1 && p.neuron_devices &&
+                      p.worker_cores == WorkerCores::kPerWorker
+                  ? ", one NeuronCore per process"
+                  : "")};
        }},
       {.json_key = "tasks_per_node",
        .json = [](const Plan& p) { return nlohmann::json(p.tasks_per_node); },

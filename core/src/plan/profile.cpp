@@ -11,6 +11,7 @@ namespace trn::plan {
 std::string_view to_string(Scaling value) { return name_of(scaling_names, value); }
 std::string_view to_string(LrRule value) { return name_of(lr_rule_names, value); }
 std::string_view to_string(LaunchMode value) { return name_of(launch_mode_names, value); }
+std::string_view to_string(WorkerCores value) { return name_of(worker_cores_names, value); }
 std::string_view to_string(RequeuePolicy value) { return name_of(requeue_policy_names, value); }
 RequeuePolicy parse_requeue_policy(std::string_view text, std::string_view what) {
   return parse_named(requeue_policy_names, text, what, "a requeue policy");

@@ -16,6 +16,9 @@ inline constexpr EnumNames<LaunchMode, 3> launch_mode_names{{{LaunchMode::kPerCo
                                                              {LaunchMode::kTorchrun, "torchrun"},
                                                              {LaunchMode::kMpirun, "mpirun"}}};
 
+inline constexpr EnumNames<WorkerCores, 2> worker_cores_names{
+    {{WorkerCores::kPerTask, "per-task"}, {WorkerCores::kPerWorker, "per-worker"}}};
+
 inline constexpr EnumNames<RequeuePolicy, 3> requeue_policy_names{
     {{RequeuePolicy::kNodeFailure, "node-failure"},
      {RequeuePolicy::kAlways, "always"},

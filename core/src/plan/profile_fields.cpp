@@ -84,6 +84,10 @@ bool set_launch(Profile& profile, std::string_view text, std::string&) {
   return set_choice(profile.launch, text, launch_mode_names);
 }
 
+bool set_worker_cores(Profile& profile, std::string_view text, std::string&) {
+  return set_choice(profile.worker_cores, text, worker_cores_names);
+}
+
 bool set_requeue(Profile& profile, std::string_view text, std::string&) {
   return set_choice(profile.requeue, text, requeue_policy_names);
 }
@@ -201,6 +205,10 @@ const std::vector<Field>& scalar_fields() {
         "per-core: one Slurm task per worker; torchrun: one task per node starting its workers; "
         "mpirun: one task per worker, all of them one MPI job (srun --mpi=pmix)"},
        set_launch},
+      {{"worker_cores", "per-task or per-worker",
+        "launch: torchrun: each worker sees its task's NeuronCores (per-task, torch-xla) or only "
+        "its own, the LOCAL_RANK-th of them (per-worker, TorchNeuron)"},
+       set_worker_cores},
       {{"tensor_parallel", whole_1, "tensor-parallel degree"},
        set_whole<&P::tensor_parallel, 1, kMaxDegree>},
       {{"pipeline_parallel", whole_1, "pipeline-parallel degree"},

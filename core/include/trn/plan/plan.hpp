@@ -72,6 +72,7 @@ struct Plan {
   // per-core: tasks_per_node = workers_per_node, processes_per_task = 1.
   // torchrun: tasks_per_node = 1, processes_per_task = workers_per_node (--nproc_per_node).
   LaunchMode launch = LaunchMode::kPerCore;
+  WorkerCores worker_cores = WorkerCores::kPerTask;  // the profile's, for torchrun's workers
   std::int64_t tasks_per_node = 0;
   std::int64_t processes_per_task = 0;
 

@@ -23,6 +23,14 @@ enum class LrRule { kNone, kLinear, kSqrt };
 // mpirun: one task per worker as per-core, the tasks one MPI job (srun --mpi=pmix).
 enum class LaunchMode { kPerCore, kTorchrun, kMpirun };
 
+// Which NeuronCores each worker that torchrun starts sees (launch: torchrun only).
+// per-task: the task's whole range, as the task was given it; torch-xla (the trn1 path) takes
+// its local rank's core of that range itself. per-worker: the LOCAL_RANK-th core of the range
+// alone, set by trn-launcher neuron-worker before the worker starts; TorchNeuron (the native
+// path on trn2/trn3) needs it, as it keeps a range it finds set and then requires exactly one
+// core per process (docs/hardware.md#torchneuron-world).
+enum class WorkerCores { kPerTask, kPerWorker };
+
 // When a failed training step requeues the job: only when a node failed (not on a user error
 // such as the same Python exception on every rank), on any failure, or never.
 enum class RequeuePolicy { kNodeFailure, kAlways, kNever };
@@ -32,6 +40,7 @@ enum class RequeuePolicy { kNodeFailure, kAlways, kNever };
 std::string_view to_string(Scaling value);
 std::string_view to_string(LrRule value);
 std::string_view to_string(LaunchMode value);
+std::string_view to_string(WorkerCores value);
 std::string_view to_string(RequeuePolicy value);
 // A requeue policy spelled as in profiles; trn::Error naming `what` and the choices otherwise.
 RequeuePolicy parse_requeue_policy(std::string_view text, std::string_view what);
@@ -72,6 +81,7 @@ struct Profile {
   std::int64_t seed = 12345;
 
   LaunchMode launch = LaunchMode::kPerCore;
+  WorkerCores worker_cores = WorkerCores::kPerTask;
   std::int64_t tensor_parallel = 1;
   std::int64_t pipeline_parallel = 1;
   std::int64_t cpu_workers_per_node = 1;  // workers on nodes without Neuron devices
