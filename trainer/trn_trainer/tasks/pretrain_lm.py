@@ -193,27 +193,41 @@ def _train(args, env, heartbeat):
         heartbeat.step_done(step)
         if due and not extract:
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
-            with heartbeat.checkpointing():
-                stall_s = saves.save(step, lambda: (weights.state(), optimizer, progress, run),
-                                     last=step == args.steps)
-            if events is not None and stall_s is not None:
-                events.checkpoint_stall(step, stall_s)
-            log.restart_clock()
+            save_checkpoint(saves, heartbeat, events, log, step,
+                            lambda: (weights.state(), optimizer, progress, run), last=step == args.steps)
     saves.finish()
+    losses = log.losses
+    finish_run(args, main, writes, metrics, events, losses,
+               lambda: _report(args, config, data, losses, started, groups.tp.size, dp, saves.report()))
+    device.barrier()
+    device.shutdown()
+    return losses
+
+
+def save_checkpoint(saves, heartbeat, events, log, step, capture, last):
+    """A due checkpoint of `step` (capture() gives what is saved): the heartbeat says so while the
+    step waits on it, TensorBoard records the step's stall, and the step clock starts again (the
+    save's time is not the next step's)."""
+    with heartbeat.checkpointing():
+        stall_s = saves.save(step, capture, last=last)
+    if events is not None and stall_s is not None:
+        events.checkpoint_stall(step, stall_s)
+    log.restart_clock()
+
+
+def finish_run(args, main, writes, metrics, events, losses, summarize):
+    """Closes the run's metrics and TensorBoard files and says how it ended; summarize() writes
+    results.json and returns its summary."""
     if writes:
         metrics.close()
         if events is not None:
             events.close()
-    losses = log.losses
     if main and not losses:  # resumed from the last step: nothing left to train
         print(f"done: the run in {args.output} already reached step {args.steps}", flush=True)
     elif writes:
-        summary = _report(args, config, data, losses, started, groups.tp.size, dp, saves.report())
+        summary = summarize()
         print(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
               f"{os.path.join(args.output, 'results.json')}", flush=True)
-    device.barrier()
-    device.shutdown()
-    return losses
 
 
 def _compiled(model, device):

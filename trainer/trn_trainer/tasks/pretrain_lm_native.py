@@ -29,7 +29,7 @@ from ..parallel.native_llama import (check_sequence_splits, clip_gradients, loss
 from ..tensorboard_events import run_events
 from ..training.host_memory import check_fits
 from ..training.optim import WarmupDecay, warmup_steps
-from .pretrain_lm import _metrics_file, _report, data_and_config
+from .pretrain_lm import _metrics_file, _report, data_and_config, finish_run, save_checkpoint
 from .pretrain_lm_log import LmStepLog
 from .pretrain_lm_saves import LmSaves
 
@@ -158,26 +158,14 @@ def train_native(args, env, heartbeat, dp):
             continue
         if step == args.steps or (args.checkpoint_every and step % args.checkpoint_every == 0):
             progress = {"step": step, "consumed_samples": consumed, "model_config": config.to_dict()}
-            with heartbeat.checkpointing():
-                stall_s = saves.save(step, lambda: (layout.model_state(), optimizer, progress, run),
-                                     last=step == args.steps)
-            if events is not None and stall_s is not None:
-                events.checkpoint_stall(step, stall_s)
-            log.restart_clock()
+            save_checkpoint(saves, heartbeat, events, log, step,
+                            lambda: (layout.model_state(), optimizer, progress, run), last=step == args.steps)
     saves.finish()
-    if writes:
-        metrics.close()
-        if events is not None:
-            events.close()
     losses = log.losses
     if compile_only:
         say(f"compiled {args.steps} steps; nothing written")
-    elif main and not losses:  # resumed from the last step: nothing left to train
-        say(f"done: the run in {args.output} already reached step {args.steps}")
-    elif main:
-        summary = _report(args, config, data, losses, started, args.tensor_parallel, dp, saves.report())
-        say(f"done: final loss {losses[-1]}, average {summary['tokens_per_s']:,.0f} tokens/s; results in "
-            f"{os.path.join(args.output, 'results.json')}")
+    finish_run(args, main, writes, metrics, events, losses,
+               lambda: _report(args, config, data, losses, started, args.tensor_parallel, dp, saves.report()))
     device.barrier()
     device.shutdown()
     return losses
