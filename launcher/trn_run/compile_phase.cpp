@@ -22,12 +22,12 @@
 #include "trn/run/failure_diagnosis.hpp"
 
 namespace trn::launcher {
-namespace {
-
-// How this plan fills the compile cache: decided by the profile's worker command.
 cache::CompileMode compile_mode(const plan::Plan& plan) {
-  return cache::compile_mode_of(plan.command, plan.neuron_devices);
+  return cache::compile_mode_of(plan.command, plan.neuron_devices,
+                                plan.worker_cores == plan::WorkerCores::kPerWorker);
 }
+
+namespace {
 
 // neuron_parallel_compile on `path` (a PATH value), else where the Neuron SDK installs it.
 std::optional<std::filesystem::path> find_neuron_parallel_compile(const std::string& path) {

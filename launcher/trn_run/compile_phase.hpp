@@ -17,6 +17,10 @@ struct CacheTiers {
   std::filesystem::path local;                  // the compiler's cache on each node
 };
 
+// How this plan fills the compile cache: the profile's worker command and whether its workers are
+// TorchNeuron's (worker_cores per-worker) decide (trn/cache/compile_mode.hpp).
+cache::CompileMode compile_mode(const plan::Plan& plan);
+
 // The shared tier given (empty: none), else TRN_CACHE_SHARED; the local tier as the compiler
 // finds it.
 CacheTiers cache_tiers(const std::optional<std::string>& shared_option);

@@ -117,8 +117,7 @@ int run_command(const std::vector<std::string>& args, Mode mode) {
   if (start.kind == StartKind::kCompileAgent) {
     return compile_agent(
         compile_task_command(context.run.plan, context.layout.bin_dir / "trn-launcher"),
-        step_environment(context.run.plan, context.layout),
-        cache::compile_mode_of(context.run.plan.command, context.run.plan.neuron_devices));
+        step_environment(context.run.plan, context.layout), compile_mode(context.run.plan));
   }
   check_plan_runs_here(options, start, context.nodes, context.run);
   if (options.plan_only)

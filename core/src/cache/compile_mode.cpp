@@ -17,7 +17,9 @@ std::string_view to_string(CompileMode mode) {
   return "none";
 }
 
-CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool neuron_nodes) {
+CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool neuron_nodes,
+                            bool torchneuron_workers) {
+  if (neuron_nodes && torchneuron_workers) return CompileMode::kWarmUp;
   bool native = false;
   std::optional<std::string> device;
   for (std::size_t i = 0; i < worker_command.size(); ++i) {

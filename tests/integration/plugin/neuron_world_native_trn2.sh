@@ -4,7 +4,7 @@
 # workers, each through trn-launcher neuron-worker (worker_cores: per-worker), and every worker
 # reaches TorchNeuron's init_process_group (the torchneuron_world double) with exactly its own
 # logical NeuronCore: one world of 128, every core of each node used once, in the compile step
-# (neuron_parallel_compile's double over the node's torchrun) and in training. Left per-task,
+# (the native path's warm-up, its torchrun started as training's) and in training. Left per-task,
 # each worker inherits its task's 0-63 and fails TorchNeuron's one-core-per-process assertion.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/plugin_lib.sh"

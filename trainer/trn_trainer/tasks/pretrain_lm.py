@@ -96,7 +96,7 @@ def _train(args, env, heartbeat):
         from .pretrain_lm_native import train_native  # it imports this module's helpers
 
         return train_native(args, env, heartbeat, dp)
-    device = select_device(args.device, args.dtype, env, native=args.native)
+    device = select_device(args.device, args.dtype, env)
     device.init_process_group()
     ranks = coordination(env, snapshots=False)
     groups = lm_groups(env.rank, env.world_size, args.tensor_parallel, device.group_options,

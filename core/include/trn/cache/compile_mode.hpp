@@ -27,11 +27,15 @@ enum class CompileMode {
 std::string_view to_string(CompileMode mode);  // "neuron_parallel_compile", "warm-up", "none"
 
 // The mode of a worker command (its words, placeholders rendered or not) on nodes with
-// (`neuron_nodes`) or without Neuron devices. `--device neuron`: kWarmUp. Otherwise a command
-// without `--native` is the trn1 path's: kNeuronParallelCompile. A native command with `--device
-// cpu` or `cuda`, or with the default `auto` on nodes without Neuron devices (where it picks the
-// CPU or a GPU), compiles nothing for a NeuronCore: kNone; with `auto` on Neuron nodes: kWarmUp.
-CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool neuron_nodes);
+// (`neuron_nodes`) or without Neuron devices. Workers the profile declares TorchNeuron's
+// (`torchneuron_workers`: worker_cores per-worker, e.g. TorchTitan's trainer, whose command names
+// no option of ours) on Neuron nodes: kWarmUp - neuron_parallel_compile is torch-xla's. Else
+// `--device neuron`: kWarmUp. Otherwise a command without `--native` is the trn1 path's:
+// kNeuronParallelCompile. A native command with `--device cpu` or `cuda`, or with the default
+// `auto` on nodes without Neuron devices (where it picks the CPU or a GPU), compiles nothing for a
+// NeuronCore: kNone; with `auto` on Neuron nodes: kWarmUp.
+CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool neuron_nodes,
+                            bool torchneuron_workers);
 
 // The variable the warm-up run's workers find set to "1": take the steps and compile what they
 // compile, but resume nothing and write no checkpoint, metrics or results (as under
