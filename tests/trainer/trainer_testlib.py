@@ -2,6 +2,7 @@
 
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -33,11 +34,50 @@ def run_cli(args, timeout=300, **env):
                           capture_output=True, text=True, timeout=timeout)
 
 
+# Ports the tests hand to a store (MASTER_PORT, torchrun's --master_port, a local S3): below
+# trn-slurm's rendezvous block (11000 up, core's rendezvous_ports.hpp, used by the jobs that tests
+# run on the local Slurm) and below the kernel's ephemeral range (net.ipv4.ip_local_port_range,
+# 32768 up by default). A port the kernel picked for a socket bound to port 0 is free only until
+# it hands the same number to the next such socket: gloo's listeners and every outgoing
+# connection of a test running beside it. A store's port was taken that way during a CI run.
+TEST_PORTS = range(3000, 11000)
+_handed_out = set()
+
+
+def ephemeral_ports():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low, high = (int(v) for v in f.read().split())
+        return range(low, high + 1)
+    except (OSError, ValueError):
+        return range(32768, 61000)
+
+
 def free_port():
-    """A TCP port nothing listens on now (the kernel's pick)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port nothing listens on now, from TEST_PORTS: each pytest-xdist worker draws from its
+    own slice, and no port twice in one process, so two tests running at once never share a
+    port; a random start keeps separate runs (integration scripts) apart."""
+    ephemeral = ephemeral_ports()
+    assert TEST_PORTS.stop <= ephemeral.start or TEST_PORTS.start >= ephemeral.stop, (
+        f"the kernel's ephemeral ports {ephemeral.start}-{ephemeral.stop - 1} overlap TEST_PORTS")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    index = int(worker[2:]) if worker[2:].isdigit() else 0
+    size = len(TEST_PORTS) // max(workers, 1)
+    mine = range(TEST_PORTS.start + index * size, TEST_PORTS.start + (index + 1) * size)
+    start = random.randrange(len(mine))
+    for i in range(len(mine)):
+        port = mine[(start + i) % len(mine)]
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free TCP port in {mine.start}-{mine.stop - 1}")
 
 
 def rank_variables(rank, world, port):

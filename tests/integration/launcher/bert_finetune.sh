@@ -21,8 +21,9 @@ expect_eq "$(ls "$run"/logs/train_*_2.log | wc -l)" 2 "per-node training logs"
 expect_eq "$(json_field "$run/results.json" "d['plan']['grad_accum']")" 2 "results.json carries the plan"
 
 # The profile's command, on this machine with torchrun: 2 processes, a static rendezvous on a
-# free port (Debian's torch 1.13 needs -r/-t set explicitly on Python 3.11).
-port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# free port outside the kernel's ephemeral range (trainer_testlib.free_port says why; -r/-t: each
+# worker's output comes back through torchrun's).
+port=$(PYTHONPATH=$TRN_SOURCE_DIR/tests/trainer "$python" -c 'from trainer_testlib import free_port; print(free_port())')
 PYTHONPATH=$TRN_SOURCE_DIR/trainer "$python" -m torch.distributed.run --nnodes 1 --node_rank 0 \
   --master_addr 127.0.0.1 --master_port "$port" --nproc_per_node 2 -r 1 -t 1 -m trn_trainer finetune \
   --train "$data/train.csv" --eval "$data/eval.csv" --vocab "$data/vocab.txt" --output "$scratch/torchrun" \
