@@ -218,6 +218,19 @@ expect_eq "$(json '(d["copied"]["entries"], d["layout"])' <<<"$out")" "(3, 'torc
 expect_eq "$(find "$work/tier/torchneuron-neff" -name '*.neff' | wc -l)" 3 "NEFFs in the shared tier's torchneuron-neff"
 out=$("$trn_cache" pull --layout torchneuron --from "$work/tier" --to "$work/neff-2" --json) || fail "pull --to: $out"
 expect_eq "$(json 'd["copied"]["entries"]' <<<"$out")" 3 "NEFFs pulled into an empty tier"
+# The pulled tier holds the double's NEFFs at their paths, byte for byte, and TorchNeuron (its
+# double) finds every graph there: three hits, nothing compiled.
+neffs() { (cd "$1" && find . -name '*.neff' -type f | sort); }
+expect_eq "$(neffs "$work/neff" | wc -l)" 3 "NEFFs the double compiled"
+expect_eq "$(neffs "$work/neff-2")" "$(neffs "$work/neff")" "the pulled tier's NEFFs against the source tier's"
+for neff in $(neffs "$work/neff"); do
+  cmp -s "$work/neff/$neff" "$work/tier/torchneuron-neff/$neff" || fail "$neff: the pushed bytes differ"
+  cmp -s "$work/neff/$neff" "$work/neff-2/$neff" || fail "$neff: the pulled bytes differ"
+done
+TORCH_NEURONX_NEFF_CACHE_DIR=$work/neff-2 TRN_TEST_TN_LOG=$work/tn-hits.log "$tn" --native --steps 2 --micro-batch 4 >/dev/null ||
+  fail "the TorchNeuron double on the pulled tier failed"
+expect_eq "$(json '(len(d["compiled"]), len(d["hit"]))' <"$work/tn-hits.log")" "(0, 3)" \
+  "the double on the pulled tier (compiled, hits)"
 out=$("$trn_cache" pull --layout torchneuron --from "$work/tier" --json) || fail "pull to TORCH_NEURONX_NEFF_CACHE_DIR: $out"
 expect_eq "$(json '(d["to"], d["present"]["entries"], d["copied"]["entries"])' <<<"$out")" "('$work/neff', 3, 0)" \
   "a pull into the tier TorchNeuron uses, which holds them"
