@@ -37,6 +37,22 @@ def _losses(out, key="loss"):
     return {r["step"]: r[key] for r in read_metrics(out)}
 
 
+def _mark_rows(out):
+    """Marks the rows of `out`'s metrics.jsonl as written before the run about to resume there."""
+    rows = read_metrics(out)
+    with open(os.path.join(out, "metrics.jsonl"), "w") as f:
+        f.writelines(json.dumps(dict(r, before_resume=True)) + "\n" for r in rows)
+
+
+def _assert_resumed_after_step_4(out):
+    """The resumed run kept the rows of steps 1 to 4 and wrote those of steps 5 to 8 itself: it
+    trained from the step-4 checkpoint (one that started over would have rewritten them all)."""
+    rows = read_metrics(out)
+    kept = [r["step"] for r in rows if r.get("before_resume")]
+    written = [r["step"] for r in rows if not r.get("before_resume")]
+    assert (kept, written) == ([1, 2, 3, 4], [5, 6, 7, 8]), (kept, written)
+
+
 def _assert_same_training(out, reference_run, corpus_dir):
     """Every step's loss and gradient norm, and the final weights and AdamW moments of the
     reference, within 1e-5. (The norm tells summed gradients from averaged ones, which AdamW's
@@ -85,20 +101,24 @@ def test_native_data_parallel_gives_the_losses_of_one_process(mode, world, micro
 def test_native_checkpoints_resume_at_another_size_and_on_the_own_path(corpus_dir, reference_run, tmp_path):
     """FSDP2 at dp 4 killed after step 5 resumes from its step-4 checkpoint on DDP at dp 2, and a
     copy of it on the own path in one process; the own path's checkpoint resumes on FSDP2 at
-    dp 2: each ends with the reference's losses, weights and moments."""
+    dp 2: each keeps the metrics of steps 1 to 4, trains steps 5 to 8 and ends with the
+    reference's losses, weights and moments."""
     out = str(tmp_path / "fsdp4")
     killed = run_ranks(4, _args(corpus_dir, out, "--native", "--micro-batch", "1"), module="die_after_step",
                        TRN_DIE_AFTER_STEP="5")
     assert killed.returncode != 0
+    _mark_rows(out)
     own = str(tmp_path / "own")
     shutil.copytree(out, own)
 
     resumed = run_ranks(2, _args(corpus_dir, out, "--native", "--data-parallel", "ddp"))
     assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-3000:]
     assert f"resumed from {out}/ckpt_4.pt (step 4, 32 samples consumed)" in resumed.stdout
+    _assert_resumed_after_step_4(out)
     _assert_same_training(out, reference_run, corpus_dir)
 
     assert main(_args(corpus_dir, own)) == 0
+    _assert_resumed_after_step_4(own)
     _assert_same_training(own, reference_run, corpus_dir)
 
     from_own = str(tmp_path / "from_own")
@@ -106,9 +126,11 @@ def test_native_checkpoints_resume_at_another_size_and_on_the_own_path(corpus_di
     for name in os.listdir(from_own):
         if name.startswith(("ckpt_6", "ckpt_8")):
             os.remove(os.path.join(from_own, name))
+    _mark_rows(from_own)
     resumed = run_ranks(2, _args(corpus_dir, from_own, "--native", "--micro-batch", "1"))
     assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-3000:]
     assert f"resumed from {from_own}/ckpt_4.pt (step 4, 32 samples consumed)" in resumed.stdout
+    _assert_resumed_after_step_4(from_own)
     _assert_same_training(from_own, reference_run, corpus_dir)
 
 
@@ -270,10 +292,27 @@ def test_device_neuron_is_the_native_path(corpus_dir, tmp_path):
     assert len(lines) == 1 and "--device neuron: TorchNeuron is not installed here" in lines[0], lines
 
 
-def test_one_native_process_trains_unwrapped_like_the_own_path(corpus_dir, tmp_path, capsys):
+def test_one_native_process_trains_unwrapped_like_the_own_path(corpus_dir, tmp_path, capsys, monkeypatch):
     """One process: nothing to reduce, the model stays unwrapped, and it trains as the own path."""
+    from torch.distributed.fsdp import FSDPModule
+    from torch.nn.parallel import DistributedDataParallel
+
+    from trn_trainer.parallel import native_data_parallel
+
+    made = []
+
+    class Recorded(native_data_parallel.NativeDataParallel):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(native_data_parallel, "NativeDataParallel", Recorded)
     native, own = str(tmp_path / "native"), str(tmp_path / "own")
     assert main(pretrain_args(corpus_dir, native, "--native", steps=2)) == 0
     assert "native, one process (nothing to reduce)" in capsys.readouterr().out
+    assert len(made) == 1, made
+    model = made[0].model
+    assert model is made[0].inner and not isinstance(model, DistributedDataParallel), type(model)
+    assert not [m for m in model.modules() if isinstance(m, FSDPModule)], type(model)
     assert main(pretrain_args(corpus_dir, own, steps=2)) == 0
     assert _losses(native) == _losses(own) and len(_losses(own)) == 2
