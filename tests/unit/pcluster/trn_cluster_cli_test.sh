@@ -20,18 +20,50 @@ grep -q 'checked 4 file(s): 0 error(s)' "$out/stderr" || fail "no summary: $(cat
 grep -q "trn1-16.yaml:[0-9]*:[0-9]*: error: placeholder 'subnet-REPLACE_ME_PUBLIC'" "$out/stdout" || fail "--strict output: $(cat "$out/stdout")"
 
 # trn2-16.yaml with its placeholders filled in passes --strict: Ubuntu 24.04, trn2.48xlarge with
-# EFA from a Capacity Block (static nodes: MinCount = MaxCount), the TorchNeuron stack.
+# EFA from a Capacity Block (static nodes: MinCount = MaxCount), the TorchNeuron stack. Each of
+# these is shown by what the checker does with a copy that lacks it: the copy fails --strict with
+# exactly the rule's error(s), so the fact is there and the rule that keeps it holds.
 trn2=$src/pcluster-configs/trn2-16.yaml
 sed -e 's/REPLACE_ME_REGION/us-east-2/' -e 's/subnet-REPLACE_ME_PUBLIC/subnet-0123456789abcdef0/' \
   -e 's/subnet-REPLACE_ME_PRIVATE/subnet-0123456789abcdef1/' -e 's/REPLACE_ME_KEY/key/' \
   -e 's/REPLACE_ME_BUCKET/bucket/g' -e 's/cr-REPLACE_ME_CAPACITY_BLOCK/cr-0123456789abcdef0/' \
   "$trn2" >"$out/trn2-filled.yaml"
 [[ $(status "$tool" check --strict "$out/trn2-filled.yaml") == 0 ]] || fail "trn2-16.yaml filled in, --strict: $(cat "$out/stdout" "$out/stderr")"
-for line in '  Os: ubuntu2404' '      CapacityType: CAPACITY_BLOCK' '          InstanceType: trn2.48xlarge' \
-  '          MinCount: 16' '          MaxCount: 16' '            CapacityReservationId: cr-REPLACE_ME_CAPACITY_BLOCK' \
-  '            Enabled: true' '            - torchneuron'; do
-  grep -qxF -- "$line" "$trn2" || fail "trn2-16.yaml lacks '$line'"
-done
+# rejected NAME SED_SCRIPT MESSAGE...: the filled-in trn2-16.yaml edited by SED_SCRIPT (which must
+# change it) fails --strict with one error per MESSAGE (a fixed string), and no other.
+rejected() {
+  local name=$1 script=$2 message
+  shift 2
+  sed "$script" "$out/trn2-filled.yaml" >"$out/$name.yaml"
+  ! cmp -s "$out/trn2-filled.yaml" "$out/$name.yaml" || fail "$name: trn2-16.yaml has no line for '$script' to change"
+  [[ $(status "$tool" check --strict "$out/$name.yaml") == 1 ]] || fail "$name: --strict must exit 1: $(cat "$out/stdout" "$out/stderr")"
+  [[ $(grep -c ': error: ' "$out/stdout") == $# ]] || fail "$name: expected $# error(s): $(cat "$out/stdout")"
+  for message in "$@"; do
+    grep -F -- ": error: $message" "$out/stdout" | grep -q "^$out/$name.yaml:[0-9]*:[0-9]*: error: " ||
+      fail "$name: no error '$message': $(cat "$out/stdout")"
+  done
+}
+# A Capacity Block's queue (the rule checks CAPACITY_BLOCK queues only) of 16 static nodes.
+rejected min-count-0 's/^          MinCount: 16$/          MinCount: 0/' \
+  "compute resource 'trn2-48xl' of Capacity Block queue 'trn2' has MinCount 0 and MaxCount 16: a block's instances are static nodes"
+rejected max-count-15 's/^          MaxCount: 16$/          MaxCount: 15/' \
+  "compute resource 'trn2-48xl' has MinCount 16 greater than MaxCount 15" \
+  "compute resource 'trn2-48xl' of Capacity Block queue 'trn2' has MinCount 16 and MaxCount 15: a block's instances are static nodes"
+rejected no-reservation '/^          CapacityReservationTarget:$/,/^            CapacityReservationId: cr-0123456789abcdef0$/d' \
+  "compute resource 'trn2-48xl' of Capacity Block queue 'trn2' names no block"
+# The block's reservation id is a placeholder to fill in.
+[[ $(status "$tool" check --strict "$trn2") == 1 ]] || fail "trn2-16.yaml as shipped must fail --strict"
+grep -q "trn2-16.yaml:[0-9]*:[0-9]*: error: placeholder 'cr-REPLACE_ME_CAPACITY_BLOCK' at Scheduling.SlurmQueues\[0\].ComputeResources\[0\].CapacityReservationTarget.CapacityReservationId:" "$out/stdout" ||
+  fail "trn2-16.yaml's Capacity Block placeholder: $(cat "$out/stdout")"
+# trn2.48xlarge with EFA enabled.
+rejected efa-off '/^          Efa:$/,/Enabled/s/^            Enabled: true$/            Enabled: false/' \
+  "compute resource 'trn2-48xl' (trn2.48xlarge) has 16 EFA devices but Efa.Enabled is not true"
+# Ubuntu 24.04, which the TorchNeuron stack needs, and --stack torchneuron (not auto) in the
+# queue's install action.
+rejected ubuntu-22.04 's/^  Os: ubuntu2404$/  Os: ubuntu2204/' \
+  "Image.Os is ubuntu2204, but queue 'trn2' (trn2.48xlarge) gets Neuron 2.33's TorchNeuron stack"
+rejected on-trn1 's/^          InstanceType: trn2.48xlarge$/          InstanceType: trn1.32xlarge/' \
+  "queue 'trn2' installs the TorchNeuron stack (--stack torchneuron) on trn1.32xlarge, but TorchNeuron supports trn2 and trn3 only"
 
 sed 's/InstanceType: trn1.32xlarge/InstanceType: trn1.32xlarg/' "$src"/pcluster-configs/trn1-16.yaml >"$out/typo.yaml"
 [[ $(status "$tool" check --strict "$out/typo.yaml") == 1 ]] || fail "--strict with a mistyped instance type must exit 1"
