@@ -17,9 +17,7 @@ from torch.distributed.checkpoint.state_dict import (get_model_state_dict, get_o
 from torch.distributed.device_mesh import DeviceMesh
 from torch.distributed.tensor import DTensor
 
-
-def _local(value):
-    return value.to_local() if isinstance(value, DTensor) else value
+from .llama_state import _adamw_template, _local
 
 
 class _Size:
@@ -68,12 +66,11 @@ class NativeLayout:
                                   shape=p.shape, stride=p.stride())
 
     def templates(self, model_state, optimizer):
-        model = {name: torch.empty(_local(p).shape, dtype=p.dtype) for name, p in self.params.items()}
-        optim = {name: {"step": torch.zeros((), dtype=torch.float32),
-                        "exp_avg": torch.empty(_local(p).shape, dtype=p.dtype),
-                        "exp_avg_sq": torch.empty(_local(p).shape, dtype=p.dtype)}
-                 for name, p in self.params.items()}
-        return model, optim
+        """Empty tensors of this rank's shards of the model (model_state: model_state()'s) and of
+        AdamW's state of the parameters `optimizer` steps, by name, for a load."""
+        params = {self.names_by_id[id(p)]: p for group in optimizer.param_groups for p in group["params"]}
+        return ({name: torch.empty(t.shape, dtype=t.dtype) for name, t in model_state.items()},
+                {name: _adamw_template(_local(p).shape, p.dtype) for name, p in params.items()})
 
     def loaded_optimizer(self, optimizer, by_name):
         return "optimizer", by_name

@@ -46,21 +46,20 @@ def _neuron_device_name(root):
         return None
 
 
-def check_static_shapes(env=None):
+def check_static_shapes():
     """torch.compile(dynamic=False) keeps every shape static except where these settings of
     PyTorch's (torch/compiler/config.py) mark sources or values dynamic, overriding dynamic=False:
     refused, as each would make a graph TorchNeuron cannot compile."""
-    env = os.environ if env is None else env
-    forced = [name for name in _FORCE_DYNAMIC_ENV if env.get(name)]
+    forced = [name for name in _FORCE_DYNAMIC_ENV if os.environ.get(name)]
     if forced:
-        raise UsageError(f"--compile: {forced[0]}={env[forced[0]]} makes torch.compile's shapes dynamic, "
-                         "which the native path compiles static (a graph per shape on Trainium); unset it")
+        setting = f"{forced[0]}={os.environ[forced[0]]}"
+        raise UsageError(f"--compile: {setting} makes torch.compile's shapes dynamic, which the native "
+                         "path compiles static (a graph per shape on Trainium); unset it")
 
 
-def check_neuron_requested(env=None):
+def check_neuron_requested():
     """`--device neuron` needs TorchNeuron, which runs on Trainium2 and Trainium3 only."""
-    env = os.environ if env is None else env
-    chip = _neuron_device_name(env.get(TRN_FSROOT) or "/")
+    chip = _neuron_device_name(os.environ.get(TRN_FSROOT) or "/")
     if chip == _TRAINIUM1:
         raise UsageError("--device neuron: this node's Neuron devices are Trainium1 (trn1), which "
                          "TorchNeuron does not support; use --device xla (torch-xla, Neuron 2.29 or "
@@ -74,8 +73,6 @@ def check_neuron_requested(env=None):
 class NativeDevice(Device):
     """A native PyTorch device: `requested` is "neuron", "cuda", "cpu" or "auto" (the accelerator
     torch.accelerator names, else the CPU)."""
-
-    native = True
 
     def __init__(self, dist_env, dtype, requested="auto"):
         super().__init__(dist_env, dtype)
@@ -106,14 +103,10 @@ class NativeDevice(Device):
         """torch.compile's backend for this device ("inductor", PyTorch's default, elsewhere)."""
         return _COMPILE_BACKEND_FOR_DEVICE.get(self.kind, "inductor")
 
-    def compile(self, module):
-        """torch.compile with static shapes: TorchNeuron has no dynamic=True and compiles each new
-        shape once, so the trainer keeps micro-batch and sequence length fixed."""
-        return torch.compile(module, backend=self.compile_backend(), dynamic=False)
-
     def compile_in_place(self, module):
         """module.compile (its names and parameters unchanged, as checkpoints and FSDP2 need them)
-        with compile()'s backend and static shapes."""
+        with compile_backend() and static shapes: TorchNeuron has no dynamic=True and compiles each
+        new shape once, so the trainer keeps micro-batch and sequence length fixed."""
         check_static_shapes()
         module.compile(backend=self.compile_backend(), dynamic=False)
 

@@ -56,7 +56,6 @@ class NativeDataParallel:
         self.device, self.mode = device, mode or "fsdp"
         self.inner = model  # the unwrapped module: its parameter names are the checkpoint's
         self.distributed = device.env.distributed
-        self.loss_reductions = 0  # all-reduces of the step's loss sums (one a step)
         layers = model.bert.encoder.layer
         if compile_layers:
             for layer in layers:  # in place: the parameter names stay (FSDP2, checkpoints)
@@ -116,7 +115,6 @@ class NativeDataParallel:
         local = torch.stack([s.reshape(()) for s in scalars])
         if not self.distributed:
             return local
-        self.loss_reductions += 1
         dist.all_reduce(local, op=dist.ReduceOp.SUM)
         return local
 

@@ -19,7 +19,7 @@ class LmStepLog:
         self.unread = []  # (step, loss, gradient norm, learning rate) not read yet
         self.last_time = time.perf_counter()
 
-    def step(self, step, loss, norm, lr, read_now, extra=None):
+    def step(self, step, loss, norm, lr, read_now=False, extra=None):
         """Keep this step's values (device tensors) and, when `read_now` or the device reads
         every step, have them and those kept before read. Before the step's graph is cut.
         extra: more host values for the step's metrics row."""

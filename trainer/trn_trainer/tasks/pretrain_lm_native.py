@@ -152,7 +152,7 @@ def train_native(args, env, heartbeat, dp):
         optimizer.step()
         optimizer.zero_grad(set_to_none=True)
         consumed += args.global_batch
-        log.step(step, loss_sum, norm, lr, read_now=True, extra=graphs.row())
+        log.step(step, loss_sum, norm, lr, extra=graphs.row())
         heartbeat.step_done(step)
         if compile_only:
             continue
