@@ -15,7 +15,8 @@ from trainer_testlib import read_metrics, run_cli, run_ranks
 from trn_trainer.errors import UsageError
 from trn_trainer.models.llama_config import llama_config, llama_parameter_count
 from trn_trainer.models.llama_native import NativeLlamaForCausalLM, causal_lm_loss, next_token_labels
-from trn_trainer.parallel.native_llama import check_sequence_splits, native_mesh, parallelize
+from trn_trainer.parallel.native_llama import native_mesh, parallelize
+from trn_trainer.tasks.pretrain_lm import check_sequence_splits
 
 
 def train(nproc, data, output, *extra, steps=4, **env):
@@ -81,10 +82,17 @@ def test_bad_input_is_one_line(lm_data, tmp_path, extra, env, problem):
 
 def test_a_sequence_that_does_not_split_over_tensor_parallel_is_one_line():
     with pytest.raises(UsageError, match="sequence length 30 of --data d does not split over it") as raised:
-        check_sequence_splits(30, 4, "d")
+        check_sequence_splits(30, 4, "d", native=True)
     assert "\n" not in str(raised.value)
-    check_sequence_splits(32, 4, "d")
-    check_sequence_splits(30, 1, "d")
+    assert str(raised.value).startswith("--native --tensor-parallel 4: "), raised.value
+    with pytest.raises(UsageError, match="sequence length 30 of --data d does not split over it") as raised:
+        check_sequence_splits(30, 4, "d", native=False)
+    assert "\n" not in str(raised.value)
+    assert str(raised.value).startswith("--sequence-parallel: "), raised.value
+    assert str(raised.value).endswith(", or leave --sequence-parallel out"), raised.value
+    for native in (True, False):
+        check_sequence_splits(32, 4, "d", native=native)
+        check_sequence_splits(30, 1, "d", native=native)
 
 
 def test_llama3_sizes_are_metas():

@@ -27,22 +27,11 @@ from torch.distributed.tensor import DTensor, Replicate, Shard
 from torch.distributed.tensor.parallel import (ColwiseParallel, PrepareModuleInput, RowwiseParallel,
                                                SequenceParallel, loss_parallel, parallelize_module)
 
-from ..errors import UsageError
-
 
 def native_mesh(device, world_size, tp_size):
     """The ("dp", "tp") DeviceMesh: tensor-parallel groups of consecutive ranks, as lm_groups makes
     them, so rank r is data-parallel rank r // tp."""
     return init_device_mesh(device.kind, (world_size // tp_size, tp_size), mesh_dim_names=("dp", "tp"))
-
-
-def check_sequence_splits(seq_len, tp_size, data):
-    """The residual stream is split along the sequence over tp: equal slices keep every rank's
-    shapes the same (and static for torch.compile)."""
-    if tp_size > 1 and seq_len % tp_size:
-        raise UsageError(f"--native --tensor-parallel {tp_size}: the sequence length {seq_len} of --data "
-                         f"{data} does not split over it (the native path splits the norms along the "
-                         "sequence); prepare the data with a multiple of it (prepare-lm --seq-len)")
 
 
 def _tensor_parallel(model, tp_mesh):

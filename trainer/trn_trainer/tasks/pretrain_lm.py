@@ -34,6 +34,7 @@ from ..training.fp32_gradients import StepGradients
 from ..tensorboard_events import run_events
 from ..training.host_memory import check_fits
 from ..training.master_weights import TrainedWeights
+from ..training.setting_checks import native_path
 from ..training.optim import WarmupDecay, warmup_steps
 from ..weights import tp_weights
 from .pretrain_lm_log import LmStepLog
@@ -78,6 +79,21 @@ def data_and_config(args):
     return data, config.vocab_size, config.check(args.tensor_parallel)
 
 
+def check_sequence_splits(seq_len, tp_size, data, native):
+    """Where the residual stream is split along the sequence over --tensor-parallel (--sequence-parallel
+    on the own path; always on the native path, whose norms are SequenceParallel), equal slices
+    keep every rank's shapes the same (and static for torch.compile)."""
+    if tp_size > 1 and seq_len % tp_size:
+        if native:
+            option, why, instead = f"--native --tensor-parallel {tp_size}", "the native path", ""
+        else:
+            option, why, instead = "--sequence-parallel", f"--tensor-parallel {tp_size}", \
+                ", or leave --sequence-parallel out"
+        raise UsageError(f"{option}: the sequence length {seq_len} of --data {data} does not split over it "
+                         f"({why} splits the norms along the sequence); prepare the data with a multiple "
+                         f"of it (prepare-lm --seq-len){instead}")
+
+
 def pretrain_lm(args):
     env = read_dist_env()
     heartbeat = Heartbeat(env.rank)
@@ -92,7 +108,7 @@ def pretrain_lm(args):
 
 def _train(args, env, heartbeat):
     dp = check_args(args, env.world_size)
-    if args.native or args.device == "neuron":
+    if native_path(args):
         from .pretrain_lm_native import train_native  # it imports this module's helpers
 
         return train_native(args, env, heartbeat, dp)
@@ -109,10 +125,8 @@ def _train(args, env, heartbeat):
             print(message, flush=True)
 
     data, vocab_size, config = data_and_config(args)
-    if args.sequence_parallel and data.seq_len % args.tensor_parallel:
-        raise UsageError(f"--sequence-parallel: the sequence length {data.seq_len} of --data {args.data} "
-                         f"does not split over --tensor-parallel {args.tensor_parallel}; prepare the data "
-                         "with a multiple of it (prepare-lm --seq-len), or leave --sequence-parallel out")
+    if args.sequence_parallel:
+        check_sequence_splits(data.seq_len, args.tensor_parallel, args.data, native=False)
     if device.kind == "cpu":
         # fp32 weights and gradients and AdamW's two moments: 16 bytes a parameter, split by
         # tensor parallel, for each process on this machine.

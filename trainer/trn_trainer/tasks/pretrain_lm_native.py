@@ -24,12 +24,12 @@ from ..errors import UsageError
 from ..models.llama_config import llama_parameter_count
 from ..models.llama_native import NativeLlamaForCausalLM, causal_lm_loss, next_token_labels
 from ..parallel.lm_optim import build_optimizer
-from ..parallel.native_llama import (check_sequence_splits, clip_gradients, loss_context, native_mesh,
-                                     parallelize, whole_value)
+from ..parallel.native_llama import clip_gradients, loss_context, native_mesh, parallelize, whole_value
 from ..tensorboard_events import run_events
 from ..training.host_memory import check_fits
 from ..training.optim import WarmupDecay, warmup_steps
-from .pretrain_lm import _metrics_file, _report, data_and_config, finish_run, save_checkpoint
+from .pretrain_lm import (_metrics_file, _report, check_sequence_splits, data_and_config, finish_run,
+                          save_checkpoint)
 from .pretrain_lm_log import LmStepLog
 from .pretrain_lm_saves import LmSaves
 
@@ -95,7 +95,7 @@ def train_native(args, env, heartbeat, dp):
             print(message, flush=True)
 
     data, vocab_size, config = data_and_config(args)
-    check_sequence_splits(data.seq_len, args.tensor_parallel, args.data)
+    check_sequence_splits(data.seq_len, args.tensor_parallel, args.data, native=True)
     recompute = device.checkpoint if args.activation_checkpointing == "selective" else None
     _check_host_memory(args, env, device, config)
     with torch.device("meta"):  # nothing allocated until each rank holds only its shards

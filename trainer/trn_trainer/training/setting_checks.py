@@ -38,8 +38,8 @@ def check_settings(args):
 
 
 def native_path(args):
-    """Whether pretrain runs the native path: --native, or --device neuron (TorchNeuron serves
-    that path only), as for pretrain-lm."""
+    """Whether pretrain or pretrain-lm runs the native path: --native, or --device neuron
+    (TorchNeuron serves that path only)."""
     return args.native or args.device == "neuron"
 
 
