@@ -38,6 +38,8 @@ from torch.distributed.fsdp import FSDPModule, MixedPrecisionPolicy, fully_shard
 from torch.distributed.tensor import DTensor
 from torch.nn.parallel import DistributedDataParallel
 
+from .native_llama import clip_gradients
+
 _WHOLE = StateDictOptions(full_state_dict=True)
 
 
@@ -120,13 +122,9 @@ class NativeDataParallel:
 
     def clip_gradients(self, params, max_norm):
         """The global gradient norm (over every shard: a DTensor's norm is made whole) and the
-        gradients scaled down to `max_norm` when above it; returns the norm."""
-        grads = [p.grad for p in params if p.grad is not None]
-        norm = torch.nn.utils.get_total_norm(grads)
-        if isinstance(norm, DTensor):
-            norm = norm.full_tensor()
-        torch.nn.utils.clip_grads_with_norm_(params, max_norm, norm)
-        return norm
+        gradients scaled down to `max_norm` (above 0: pretrain_step clips only then) when above it;
+        returns the norm."""
+        return clip_gradients(params, max_norm)
 
     @staticmethod
     def local_shards(params):

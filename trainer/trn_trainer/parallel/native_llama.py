@@ -89,12 +89,13 @@ def whole_value(tensor):
     return tensor.full_tensor() if isinstance(tensor, DTensor) else tensor
 
 
-def clip_gradients(parameters, max_norm):
+def clip_gradients(parameters, max_norm, foreach=None):
     """The global gradient norm over every parameter's shards (DTensors: their norms reduced over
-    the mesh), the gradients scaled down to `max_norm` (0: not clipped) as the own path's
-    clip_gradients and torch.nn.utils.clip_grad_norm_ do."""
+    the mesh, made whole), the gradients scaled down to `max_norm` when above it (0: not clipped)
+    as the own path's clip_gradients and torch.nn.utils.clip_grad_norm_ do; foreach: theirs. The
+    native path's only clip (pretrain-lm's and NativeDataParallel's)."""
     parameters = [p for p in parameters if p.grad is not None]
-    norm = whole_value(torch.nn.utils.get_total_norm([p.grad for p in parameters], foreach=True))
+    norm = whole_value(torch.nn.utils.get_total_norm([p.grad for p in parameters], foreach=foreach))
     if max_norm:
-        torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, norm, foreach=True)
+        torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, norm, foreach=foreach)
     return norm

@@ -146,7 +146,7 @@ def train_native(args, env, heartbeat, dp):
         if dp > 1:  # the logged loss is the global batch's (FSDP2 averaged the gradients)
             dist.all_reduce(loss_sum, group=dp_group)
             loss_sum /= dp
-        norm = clip_gradients(model.parameters(), args.grad_clip)
+        norm = clip_gradients(model.parameters(), args.grad_clip, foreach=True)
         lr = schedule.apply(optimizer, step)
         saves.fence()
         optimizer.step()
