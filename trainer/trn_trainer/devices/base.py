@@ -1,8 +1,8 @@
 """`Device`: the CPU device and the interface every device implements.
 
-The training loop only calls the methods of `Device`; CUDA (cuda.py) and XLA
-(xla.py) override what differs. Both import this module and nothing imports them back,
-so there is no import cycle.
+The training loop only calls the methods of `Device`; CUDA (cuda.py), XLA (xla.py) and the
+native path's device (native.py) override what differs. Each imports this module and nothing
+imports them back, so there is no import cycle.
 """
 
 import contextlib

@@ -82,8 +82,8 @@ class NativeLlamaModel(nn.Module):
 
 class NativeLlamaForCausalLM(nn.Module):
     """forward(input_ids) -> logits [batch, seq, vocab] (after the plan: a DTensor split along the
-    vocabulary over the tensor-parallel group, for loss_parallel); `loss` turns them into the
-    mean next-token cross-entropy, as LlamaForCausalLM does."""
+    vocabulary over the tensor-parallel group, for loss_parallel); this module's causal_lm_loss
+    turns them into the mean next-token cross-entropy, as LlamaForCausalLM's forward does."""
 
     def __init__(self, config, recompute=None):
         """Built where torch's default device says: on the meta device (no memory) for the
