@@ -108,6 +108,59 @@ bool push_to_shared(const CompileRequest& request, bool neffs) {
   return false;
 }
 
+// A compile phase's graphs are published: pushed to the shared tier (when there is one), and only
+// then recorded by the manifest, so a run that skips its compile phase for this manifest finds
+// the graphs it stands for. A failed push records nothing: the next run compiles again.
+void publish_compiled(const CompileRequest& request, const std::string& key,
+                      const nlohmann::json& configuration, const nlohmann::json& summary,
+                      bool neffs) {
+  if (!request.tiers.shared || push_to_shared(request, neffs))
+    record_compiled(request, key, configuration, summary);
+}
+
+// This plan's configuration of compiled graphs and the key of its manifest, which lies in the
+// shared tier, else the node's.
+// NOLINTNEXTLINE(bugprone-exception-escape): nlohmann::json's noexcept move asserts its invariant
+struct CompiledConfiguration {
+  nlohmann::json configuration;
+  std::string key;
+  std::filesystem::path manifest_root;
+  bool recorded = false;  // a manifest records it: the compile phase has nothing to do
+};
+CompiledConfiguration compiled_configuration(const CompileRequest& request) {
+  CompiledConfiguration compiled;
+  compiled.configuration = compile_configuration(*request.plan);
+  compiled.key = cache::manifest_key(compiled.configuration);
+  compiled.manifest_root = request.tiers.shared.value_or(request.tiers.local);
+  compiled.recorded = cache::has_manifest(compiled.manifest_root, compiled.key);
+  return compiled;
+}
+
+// The compile step's srun: one task per node, each node's output in logs/compile_<node>_<n>.log,
+// then `srun_options`, the plugin's task prefix and `task`.
+std::vector<std::string> compile_step_argv(const CompileRequest& request,
+                                           const std::vector<std::string>& srun_options,
+                                           const std::vector<std::string>& task) {
+  const auto& plan = *request.plan;
+  auto argv = one_task_per_node(request);
+  argv.emplace_back("--label");
+  argv.insert(argv.end(), srun_options.begin(), srun_options.end());
+  argv.push_back(
+      "--output=" +
+      (plan.run_dir / "logs" / (compile_log_prefix() + "%N" + compile_log_suffix(plan))).string());
+  argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
+  argv.insert(argv.end(), task.begin(), task.end());
+  return argv;
+}
+
+// compile.json: the phase's report with its duration since `started`.
+void write_compile_report(const plan::Plan& plan, nlohmann::json& report,
+                          std::chrono::steady_clock::time_point started) {
+  report["seconds"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  write_file_atomically(plan.run_dir / "compile.json", report.dump(2) + "\n", 0644);
+}
+
 // The native path's compile phase (docs/hardware.md#torchneuron-cache): the training command for
 // compile_steps steps on every node, with TRN_COMPILE_WARMUP=1, so that torch.compile(backend=
 // "neuron") compiles every graph of a step into each node's NEFF cache; then the new NEFFs go to
@@ -115,36 +168,31 @@ bool push_to_shared(const CompileRequest& request, bool neffs) {
 CompilePhaseResult warm_up(const CompileRequest& request) {
   const auto& plan = *request.plan;
   CompilePhaseResult result;
-  const auto manifest_root = request.tiers.shared.value_or(request.tiers.local);
-  const auto configuration = compile_configuration(plan);
-  const auto key = cache::manifest_key(configuration);
-  if (!request.force && cache::has_manifest(manifest_root, key)) {
-    std::cout << "trn-run: warm-up skipped: " << cache::manifest_path(manifest_root, key).string()
+  const auto mode = std::string(cache::to_string(cache::CompileMode::kWarmUp));
+  const auto compiled = compiled_configuration(request);
+  const auto& key = compiled.key;
+  if (!request.force && compiled.recorded) {
+    std::cout << "trn-run: warm-up skipped: "
+              << cache::manifest_path(compiled.manifest_root, key).string()
               << " records this configuration's graphs as compiled (--force-compile to warm up "
                  "again)\n";
-    result.report = {{"mode", "warm-up"}, {"skipped", "manifest"}, {"manifest", key}};
+    result.report = {{"mode", mode}, {"skipped", "manifest"}, {"manifest", key}};
     return result;
   }
   const auto started = std::chrono::steady_clock::now();
   const auto log_dir = plan.run_dir / "logs";
-  auto argv = one_task_per_node(request);
   // A rank that fails leaves the others of its world waiting in a collective: end them too.
-  argv.insert(argv.end(),
-              {"--label", "--kill-on-bad-exit=1",
-               "--output=" +
-                   (log_dir / (compile_log_prefix() + "%N" + compile_log_suffix(plan))).string()});
-  argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
-  const auto task = compile_task_command(plan, request.launcher);
-  argv.insert(argv.end(), task.begin(), task.end());
+  const auto argv = compile_step_argv(request, {"--kill-on-bad-exit=1"},
+                                      compile_task_command(plan, request.launcher));
   auto env = request.env;
-  env[std::string(cache::compile_warmup_variable)] = "1";
+  env[std::string(trn::env::kTrnCompileWarmup)] = "1";
   std::cout << "trn-run: warming up the compile cache: " << plan.compile_steps << " steps on "
             << plan.nodes << " nodes (torch.compile(backend=\"neuron\") fills each node's NEFF "
             << "cache)\n"
             << std::flush;
   const int status = run_process(argv, {.extra_env = env});
   result.ok = status == 0;
-  result.report = {{"mode", "warm-up"},
+  result.report = {{"mode", mode},
                    {"outcome", result.ok ? "compiled" : "failed"},
                    {"ok", result.ok},
                    {"exit_status", status},
@@ -154,14 +202,10 @@ CompilePhaseResult warm_up(const CompileRequest& request) {
     result.message = "compilation failed: the warm-up run of " +
                      std::to_string(plan.compile_steps) + " steps exited with " +
                      std::to_string(status) + " (logs: " + log_dir.string() + "/compile_*)";
-  } else if (!request.tiers.shared || push_to_shared(request, /*neffs=*/true)) {
-    // Recorded only once the shared tier holds the graphs: a run that skips its warm-up for this
-    // manifest pulls them from there.
-    record_compiled(request, key, configuration, result.report);
+  } else {
+    publish_compiled(request, key, compiled.configuration, result.report, /*neffs=*/true);
   }
-  result.report["seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  write_file_atomically(plan.run_dir / "compile.json", result.report.dump(2) + "\n", 0644);
+  write_compile_report(plan, result.report, started);
   if (result.ok) std::cout << "trn-run: warm-up done\n";
   return result;
 }
@@ -288,11 +332,11 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
     result.report = {{"skipped", "neuron_parallel_compile not installed"}};
     return result;
   }
-  const auto manifest_root = request.tiers.shared.value_or(request.tiers.local);
-  const auto configuration = compile_configuration(plan);
-  const auto key = cache::manifest_key(configuration);
-  if (!request.force && cache::has_manifest(manifest_root, key)) {
-    std::cout << "trn-run: compile skipped: " << cache::manifest_path(manifest_root, key).string()
+  const auto compiled = compiled_configuration(request);
+  const auto& key = compiled.key;
+  if (!request.force && compiled.recorded) {
+    std::cout << "trn-run: compile skipped: "
+              << cache::manifest_path(compiled.manifest_root, key).string()
               << " records this configuration as compiled (--force-compile to compile again)\n";
     result.report = {{"skipped", "manifest"}, {"manifest", key}};
     return result;
@@ -301,12 +345,10 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
   const auto log_dir = plan.run_dir / "logs";
   const auto prefix = compile_log_prefix();
   const auto suffix = compile_log_suffix(plan);
-  auto argv = one_task_per_node(request);
-  argv.insert(argv.end(), {"--label", "--output=" + (log_dir / (prefix + "%N" + suffix)).string()});
-  argv.insert(argv.end(), request.task_prefix.begin(), request.task_prefix.end());
-  argv.insert(argv.end(), {request.launcher.string(), "compile-agent", "--"});
+  auto agent = std::vector<std::string>{request.launcher.string(), "compile-agent", "--"};
   const auto task = compile_task_command(plan, request.launcher);
-  argv.insert(argv.end(), task.begin(), task.end());
+  agent.insert(agent.end(), task.begin(), task.end());
+  const auto argv = compile_step_argv(request, {}, agent);
   std::cout << "trn-run: compiling with " << compiler->string() << " on " << plan.nodes
             << " nodes (" << plan.compile_steps << " steps)\n"
             << std::flush;
@@ -341,9 +383,7 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
     result.report["outcome"] = "unfinished";
     result.report["unfinished_nodes"] = result.unfinished_nodes;
   }
-  result.report["seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  write_file_atomically(plan.run_dir / "compile.json", result.report.dump(2) + "\n", 0644);
+  write_compile_report(plan, result.report, started);
   if (!result.ok) {
     std::string unfinished;
     for (const auto& node : result.unfinished_nodes)
@@ -356,8 +396,7 @@ CompilePhaseResult compile_phase(const CompileRequest& request) {
                      " (logs: " + log_dir.string() + "/compile_*)";
     return result;
   }
-  record_compiled(request, key, configuration, result.report);
-  if (request.tiers.shared) push_to_shared(request, /*neffs=*/false);
+  publish_compiled(request, key, compiled.configuration, result.report, /*neffs=*/false);
   std::cout << "trn-run: compile done: " << interpreted.message << '\n';
   return result;
 }
@@ -393,7 +432,7 @@ int compile_agent(const std::vector<std::string>& task_command,
   if (mode == cache::CompileMode::kWarmUp) {
     // The node's share of the warm-up: its workers, told it is one.
     auto warm_up_env = env;
-    warm_up_env[std::string(cache::compile_warmup_variable)] = "1";
+    warm_up_env[std::string(trn::env::kTrnCompileWarmup)] = "1";
     return run_process(task_command, {.extra_env = warm_up_env});
   }
   const auto compiler = find_neuron_parallel_compile(env_value(trn::env::kPath).value_or(""));

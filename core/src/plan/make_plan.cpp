@@ -112,7 +112,8 @@ Plan make_plan(const Profile& profile, const PlanRequest& request) {
   const Scale scale = scale_for(profile, plan.nodes, plan.workers_per_node);
   if (const auto why = unsupported_tensor_parallel(plan.instance_type, plan.workers_per_node,
                                                    profile.tensor_parallel);
-      plan.neuron_devices && !why.empty() && !trains_natively(profile.command))
+      plan.neuron_devices && !why.empty() &&
+      !trains_natively(profile.command, profile.worker_cores))
     throw Error("profile " + profile.name + ": " + why);
   plan.world_size = scale.world_size;
   plan.tensor_parallel = profile.tensor_parallel;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "trn/cache/compile_mode.hpp"
+
 namespace trn::plan {
 
 std::string unsupported_tensor_parallel(const std::string& instance_type,
@@ -30,12 +32,10 @@ std::string unsupported_tensor_parallel(const std::string& instance_type,
   return "";
 }
 
-bool trains_natively(const std::vector<std::string>& command) {
-  if (std::ranges::find(command, "--native") != command.end() ||
-      std::ranges::find(command, "--device=neuron") != command.end())
-    return true;
-  const auto device = std::ranges::find(command, "--device");
-  return device != command.end() && device + 1 != command.end() && *(device + 1) == "neuron";
+bool trains_natively(const std::vector<std::string>& command, WorkerCores worker_cores) {
+  if (worker_cores == WorkerCores::kPerWorker) return true;
+  const auto choice = cache::worker_device_choice(command);
+  return choice.native || choice.device == "neuron";
 }
 
 }  // namespace trn::plan

@@ -442,10 +442,18 @@ TEST(TensorParallel, TheNativePathIsNotHeldToNeuronxDistributedsGroupOrders) {
     on_torchneuron.command.insert(on_torchneuron.command.end(), native.begin(), native.end());
     EXPECT_EQ(make_plan(on_torchneuron, request).tensor_parallel, 8) << native.front();
   }
+  // Workers the profile declares TorchNeuron's (worker_cores: per-worker, as TorchTitan's trainer,
+  // whose command names none of the bundled trainer's options) are held to no such order either.
+  Profile torchtitan = bundled("torchtitan_qwen3_8b");
+  torchtitan.tensor_parallel = 8;
+  ASSERT_EQ(torchtitan.worker_cores, WorkerCores::kPerWorker);
+  EXPECT_EQ(make_plan(torchtitan, request).tensor_parallel, 8);
   Profile on_cpu = llama;
   on_cpu.command.insert(on_cpu.command.end(), {"--device", "cpu"});
   EXPECT_THAT(error_of([&] { make_plan(on_cpu, request); }),
               HasSubstr("neuronx-distributed has no replica-group order"));
+  on_cpu.command.insert(on_cpu.command.end(), {"--device", "neuron"});  // the last one wins
+  EXPECT_EQ(make_plan(on_cpu, request).tensor_parallel, 8);
 }
 
 TEST(TensorParallel, ADegreeThatDoesNotDivideANodesLogicalCoresIsRefused) {

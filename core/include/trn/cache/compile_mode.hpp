@@ -1,16 +1,16 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "trn/common/env_names.hpp"
-
 // How trn-run fills the compile cache before training, decided from the profile's worker command
-// (launcher/profiles/README.md#compile-phase):
+// and its worker_cores (launcher/profiles/README.md#compile-phase):
 //   - the trn1 path (torch-xla): neuron_parallel_compile around compile_steps steps, which
 //     extracts the graphs and compiles them in parallel (docs/hardware.md#neuron-parallel-compile);
-//   - the native path (TorchNeuron, `--native` or `--device neuron`): a warm-up run of
+//   - the native path (TorchNeuron: `--native` or `--device neuron`, or worker_cores: per-worker,
+//     as for TorchTitan's trainer): a warm-up run of
 //     compile_steps steps on every node, whose torch.compile(backend="neuron") compiles the graphs
 //     into TorchNeuron's NEFF cache (docs/hardware.md#torchneuron-cache); neuron_parallel_compile
 //     works on torch-xla's graphs only.
@@ -26,6 +26,14 @@ enum class CompileMode {
 
 std::string_view to_string(CompileMode mode);  // "neuron_parallel_compile", "warm-up", "none"
 
+// What a worker command (a profile's words) asks of the bundled trainer: `--native`, and the
+// device of its last `--device X` or `--device=X` (argparse's rule: the last one wins).
+struct WorkerDeviceChoice {
+  bool native = false;
+  std::optional<std::string> device;
+};
+WorkerDeviceChoice worker_device_choice(const std::vector<std::string>& worker_command);
+
 // The mode of a worker command (its words, placeholders rendered or not) on nodes with
 // (`neuron_nodes`) or without Neuron devices. Workers the profile declares TorchNeuron's
 // (`torchneuron_workers`: worker_cores per-worker, e.g. TorchTitan's trainer, whose command names
@@ -36,11 +44,6 @@ std::string_view to_string(CompileMode mode);  // "neuron_parallel_compile", "wa
 // NeuronCore: kNone; with `auto` on Neuron nodes: kWarmUp.
 CompileMode compile_mode_of(const std::vector<std::string>& worker_command, bool neuron_nodes,
                             bool torchneuron_workers);
-
-// The variable the warm-up run's workers find set to "1": take the steps and compile what they
-// compile, but resume nothing and write no checkpoint, metrics or results (as under
-// NEURON_EXTRACT_GRAPHS_ONLY on the trn1 path), so the training step starts from step 0.
-inline constexpr std::string_view compile_warmup_variable = trn::env::kTrnCompileWarmup;
 
 // torch-neuronx's optimisation level for neuronx-cc (its default for torch.compile: -O2), part of
 // TorchNeuron's NEFF key.

@@ -65,7 +65,9 @@ inline constexpr std::string_view kTrnCheckpointUri = "TRN_CHECKPOINT_URI";
 inline constexpr std::string_view kTrnCheckpointLocalDir = "TRN_CHECKPOINT_LOCAL_DIR";
 // The profile's snapshot_every, for the training step (the trainer's --snapshot-every default).
 inline constexpr std::string_view kTrnSnapshotEvery = "TRN_SNAPSHOT_EVERY";
-// Set by trn-run for the native path's warm-up step, which fills TorchNeuron's compile cache.
+// "1" for the workers of the native path's warm-up step (trn-run's compile phase): take the steps
+// and compile what they compile, but resume nothing and write no checkpoint, metrics or results
+// (as under NEURON_EXTRACT_GRAPHS_ONLY on the trn1 path), so training starts from step 0.
 inline constexpr std::string_view kTrnCompileWarmup = "TRN_COMPILE_WARMUP";
 
 // Set by trn-run for the training step: the folder of the ranks' heartbeats and stack dumps its

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "trn/plan/profile.hpp"
+
 namespace trn::plan {
 
 // "" when neuronx-distributed has a replica-group order for `tensor_parallel` on nodes of
@@ -15,9 +17,11 @@ namespace trn::plan {
 std::string unsupported_tensor_parallel(const std::string& instance_type,
                                         std::int64_t cores_per_node, std::int64_t tensor_parallel);
 
-// Whether `command` (a profile's words) trains on TorchNeuron, the native PyTorch path: the
-// bundled trainer's `--native` or `--device neuron`. Its tensor-parallel groups are DTensor
-// DeviceMesh groups, not neuronx-distributed's replica groups, so the check above is not theirs.
-bool trains_natively(const std::vector<std::string>& command);
+// Whether a profile's workers train on the native PyTorch path (TorchNeuron): the bundled
+// trainer's `--native` or `--device neuron` in `command`, or worker_cores per-worker, which
+// declares the workers TorchNeuron's whatever their command (TorchTitan's trainer). Their
+// tensor-parallel groups are DTensor DeviceMesh groups, not neuronx-distributed's replica groups,
+// so the check above is not theirs.
+bool trains_natively(const std::vector<std::string>& command, WorkerCores worker_cores);
 
 }  // namespace trn::plan
