@@ -1,4 +1,5 @@
 #include "trn/health/node_checks.hpp"
+#include "trn/topology/instance_facts.hpp"
 #include "trn/topology/instance_maps.hpp"
 #include "trn/topology/node_identity.hpp"
 
@@ -11,8 +12,10 @@ Expected expected_for(const std::filesystem::path& fsroot) {
   if (map == nullptr) return expected;
   expected.documented = true;
   expected.devices = static_cast<unsigned>(map->devices.size());
-  expected.device_name = std::string(map->device_name);
-  expected.cores_per_device = topology::documented_cores_per_device(map->device_name);
+  if (const auto* facts = topology::instance_facts(expected.instance_type)) {
+    expected.device_name = std::string(facts->device_name);
+    expected.cores_per_device = facts->physical_cores_per_device;
+  }
   for (const auto& device : map->devices) {
     if (device.efa_pci.empty()) continue;
     auto& served = expected.efa_served["0000:" + std::string(device.efa_pci)];

@@ -23,8 +23,8 @@ void check_compute_resources(const YAML::Node& root, Report& report);
 // wherever EFA is on.
 void check_efa(const YAML::Node& root, Report& report);
 
-// Compute-resource instance types that find_instance_traits does not know, most likely typos
-// (trn1.32xlarg): warnings, or errors when `as_errors`.
+// Compute-resource instance types that trn-slurm has no facts for (topology/instance_facts.hpp),
+// most likely typos (trn1.32xlarg): warnings, or errors when `as_errors`.
 void check_instance_types(const YAML::Node& root, bool as_errors, Report& report);
 
 // FSx for Lustre SCRATCH_2/PERSISTENT (SSD) capacity: 1200 or a multiple of 2400 GiB.

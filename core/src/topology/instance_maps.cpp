@@ -92,11 +92,11 @@ constexpr std::span<const DocumentedDevice> device_group(std::size_t group) {
 }
 
 constexpr std::array<InstanceMap, 5> kMaps{{
-    {"trn1.2xlarge", "Trainium1", device_group(0)},
-    {"trn1.32xlarge", "Trainium1", device_group(1)},
-    {"trn1n.32xlarge", "Trainium1", device_group(2)},
-    {"trn2.48xlarge", "Trainium2", device_group(3)},
-    {"inf2.48xlarge", "Inferentia2", device_group(4)},
+    {"trn1.2xlarge", device_group(0)},
+    {"trn1.32xlarge", device_group(1)},
+    {"trn1n.32xlarge", device_group(2)},
+    {"trn2.48xlarge", device_group(3)},
+    {"inf2.48xlarge", device_group(4)},
 }};
 static_assert(kMaps[0].devices.size() == 1 && kMaps[1].devices.size() == 16 &&
               kMaps[2].devices.size() == 16 && kMaps[3].devices.size() == 16 &&
@@ -119,10 +119,8 @@ bool is_neuron_pci_device(unsigned device_id) {
 bool is_efa_pci_device(unsigned device_id) { return device_id >= 0xefa0 && device_id <= 0xefa3; }
 
 unsigned documented_cores_per_device(std::string_view device_name) {
-  if (device_name == "Trainium1" || device_name == "Inferentia2") return 2;
-  if (device_name == "Trainium2" || device_name == "Trainium3") return 8;
-  if (device_name == "Inferentia") return 4;
-  return 0;
+  if (const auto* facts = facts_of_device(device_name)) return facts->physical_cores_per_device;
+  return device_name == "Inferentia" ? 4 : 0;  // Inf1, which has no instance facts here
 }
 
 std::optional<unsigned> documented_neuron_cores(std::string_view instance_type, unsigned lnc) {

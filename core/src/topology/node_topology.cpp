@@ -1,5 +1,7 @@
 #include "trn/topology/node_topology.hpp"
 
+#include "trn/topology/instance_facts.hpp"
+
 namespace trn::topology {
 
 const NeuronDevice* NodeTopology::device(unsigned index) const {
@@ -17,8 +19,9 @@ const NumaNode* NodeTopology::numa_node(unsigned os_index) const {
 }
 
 bool NodeTopology::offers_logical_nc_config() const {
-  return !devices.empty() &&
-         (devices.front().device_name == "Trainium2" || devices.front().device_name == "Trainium3");
+  if (devices.empty()) return false;
+  const auto* facts = facts_of_device(devices.front().device_name);
+  return facts != nullptr && facts->lnc_values.size() > 1;
 }
 
 }  // namespace trn::topology

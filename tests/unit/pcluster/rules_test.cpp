@@ -105,11 +105,20 @@ TEST(PclusterEfa, Trn1WithoutEfa) {
 }
 
 TEST(PclusterEfa, Trn2WithEfaDisabled) {
-  auto text = replaced(valid_config, "trn1.32xlarge", "trn2.48xlarge");
-  text = replaced(text, "            Enabled: true\n      Networking",
-                  "            Enabled: false\n      Networking");
-  EXPECT_THAT(errors_of(text), ElementsAre(HasSubstr("21:22: compute resource 'trn1-32xl' "
-                                                     "(trn2.48xlarge) has 16 EFA devices")));
+  // trn2u.48xlarge, an instance of a Trn2 UltraServer, has trn2.48xlarge's 16 EFA devices.
+  for (const std::string type : {"trn2.48xlarge", "trn2u.48xlarge"}) {
+    auto text = replaced(valid_config, "trn1.32xlarge", type);
+    text = replaced(text, "            Enabled: true\n      Networking",
+                    "            Enabled: false\n      Networking");
+    EXPECT_THAT(errors_of(text), ElementsAre(HasSubstr("21:22: compute resource 'trn1-32xl' (" +
+                                                       type + ") has 16 EFA devices")));
+  }
+}
+
+TEST(PclusterEfa, Trainium3WhoseEfaCountIsNotPublishedIsNotJudged) {
+  EXPECT_THAT(errors_of(replaced(replaced(valid_config, "trn1.32xlarge", "trn3.48xlarge"),
+                                 "          Efa:\n            Enabled: true\n", "")),
+              IsEmpty());
 }
 
 TEST(PclusterEfa, Trn1nNeedsEfaToo) {

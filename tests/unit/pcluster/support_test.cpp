@@ -8,7 +8,6 @@
 
 #include "trn/common/error.hpp"
 #include "trn/pcluster/config_check.hpp"
-#include "trn/pcluster/instance_traits.hpp"
 #include "trn/pcluster/resource_name.hpp"
 
 using trn::pcluster::Diagnostic;
@@ -25,14 +24,6 @@ TEST(PclusterResourceName, Rules) {
   EXPECT_FALSE(trn::pcluster::is_valid_resource_name("trn_1"));
   EXPECT_FALSE(trn::pcluster::is_valid_resource_name("Trn"));
   EXPECT_FALSE(trn::pcluster::is_valid_resource_name("trn.1"));
-}
-
-TEST(PclusterInstanceTraits, EfaDevicesFromFacts) {
-  EXPECT_EQ(trn::pcluster::find_instance_traits("trn1.2xlarge")->efa_devices, 0);
-  EXPECT_EQ(trn::pcluster::find_instance_traits("trn1.32xlarge")->efa_devices, 8);
-  EXPECT_EQ(trn::pcluster::find_instance_traits("trn1n.32xlarge")->efa_devices, 16);
-  EXPECT_EQ(trn::pcluster::find_instance_traits("trn2.48xlarge")->efa_devices, 16);
-  EXPECT_EQ(trn::pcluster::find_instance_traits("c5.4xlarge"), nullptr);
 }
 
 TEST(PclusterDiagnostic, CompilerStyleLine) {

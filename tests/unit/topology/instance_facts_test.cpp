@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "trn/topology/instance_maps.hpp"
+#include "trn/topology/node_topology.hpp"
 
 namespace {
 
@@ -58,6 +59,37 @@ TEST(InstanceFacts, Trainium1HasNoLogicalConfigBeyondOne) {
 TEST(InstanceFacts, UnknownTypesHaveNone) {
   EXPECT_EQ(instance_facts("trn1.23xlarge"), nullptr);
   EXPECT_EQ(instance_facts("c5.4xlarge"), nullptr);
+}
+
+TEST(InstanceFacts, EveryDocumentedMapHasTheDevicesOfItsTypesFacts) {
+  // The PCI maps name no device or count of their own: the facts' must hold for them.
+  for (const auto* type :
+       {"trn1.2xlarge", "trn1.32xlarge", "trn1n.32xlarge", "trn2.48xlarge", "inf2.48xlarge"}) {
+    const auto* map = trn::topology::documented_instance_map(type);
+    const auto* facts = instance_facts(type);
+    ASSERT_NE(map, nullptr) << type;
+    ASSERT_NE(facts, nullptr) << type;
+    EXPECT_EQ(map->devices.size(), facts->devices) << type;
+  }
+}
+
+TEST(InstanceFacts, CoresPerDeviceAndTheLncSettingFollowTheDevicesFacts) {
+  using trn::topology::documented_cores_per_device;
+  EXPECT_EQ(documented_cores_per_device("Trainium1"), 2u);
+  EXPECT_EQ(documented_cores_per_device("Inferentia2"), 2u);
+  EXPECT_EQ(documented_cores_per_device("Trainium2"), 8u);
+  EXPECT_EQ(documented_cores_per_device("Trainium3"), 8u);
+  EXPECT_EQ(documented_cores_per_device("Inferentia"), 4u);
+  EXPECT_EQ(documented_cores_per_device("Trainium9"), 0u);
+  trn::topology::NodeTopology node;
+  for (const auto& [device, offers] : {std::pair{"Trainium1", false},
+                                       {"Inferentia2", false},
+                                       {"Trainium2", true},
+                                       {"Trainium3", true}}) {
+    node.devices.assign(1, {});
+    node.devices.front().device_name = device;
+    EXPECT_EQ(node.offers_logical_nc_config(), offers) << device;
+  }
 }
 
 TEST(InstanceFacts, DocumentedCoresFollowTheFactsAndTheirDefaultConfig) {

@@ -19,7 +19,7 @@ inline constexpr std::string_view install_script_name = "trn-slurm-setup.sh";
 // placeholders_are_errors a config that is about to be deployed must have none left.
 struct CheckOptions {
   bool placeholders_are_errors = false;
-  // A compute resource's instance type that find_instance_traits does not know (a typo such as
+  // A compute resource's instance type that trn-slurm has no facts for (a typo such as
   // trn1.32xlarg) is a warning by default, an error with this (trn-cluster check --strict).
   bool unknown_instance_types_are_errors = false;
 };

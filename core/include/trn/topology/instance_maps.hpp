@@ -17,9 +17,9 @@ struct DocumentedDevice {
   std::string_view efa_pci;  // "" when the instance has no EFA map
 };
 
+// The device name and count of the type are its facts' (instance_facts.hpp).
 struct InstanceMap {
   std::string_view instance_type;
-  std::string_view device_name;  // info/architecture/device_name: "Trainium1", "Trainium2"...
   std::span<const DocumentedDevice> devices;
 };
 
@@ -33,8 +33,8 @@ bool is_neuron_pci_device(unsigned device_id);
 bool is_efa_pci_device(unsigned device_id);
 inline constexpr unsigned kAmazonPciVendor = 0x1d0f;
 
-// NeuronCores per device by info/architecture/device_name, for when core_count is unreadable
-// (it is root-only); 0 when the name is unknown.
+// Physical NeuronCores per device by info/architecture/device_name (the instance facts'), for when
+// core_count is unreadable (it is root-only); 0 when the name is unknown.
 unsigned documented_cores_per_device(std::string_view device_name);
 
 // The logical NeuronCores a node of this instance type offers, from its published facts
