@@ -110,9 +110,11 @@ bool local_root_named() {
   return (url && !url->empty()) || (flags && cache::cache_dir_in_flags(*flags));
 }
 
-std::filesystem::path root_option(const po::variables_map& options, const char* name) {
+// The folder of option `name`, else `default_root`.
+std::filesystem::path root_option(const po::variables_map& options, const char* name,
+                                  const std::filesystem::path& default_root) {
   return options.count(name) != 0U ? std::filesystem::path(options[name].as<std::string>())
-                                   : local_root();
+                                   : default_root;
 }
 
 std::string entries_text(std::size_t n) {
@@ -129,7 +131,7 @@ std::string local_time(std::chrono::system_clock::time_point time) {
 }
 
 int run_status(const po::variables_map& options) {
-  const auto root = root_option(options, "root");
+  const auto root = root_option(options, "root", local_root());
   const auto entries = cache::scan(root);
   const auto summary = cache::summarize(entries);
   if (options.count("json") != 0U) {
@@ -177,7 +179,7 @@ int run_clear_locks(const po::variables_map& options) {
     clear.older_than = cache::parse_age(options["older-than"].as<std::string>(), "--older-than");
   }
   if (options.count("proc-root") != 0U) clear.proc_root = options["proc-root"].as<std::string>();
-  const auto root = root_option(options, "root");
+  const auto root = root_option(options, "root", local_root());
   // A node that never compiled (a spare trn-run swapped in) has no cache and no stale lock.
   if (options.count("missing-ok") != 0U && !std::filesystem::exists(root)) {
     std::cout << "trn-cache: no compile cache at " << root.string() << ": no lock to clear\n";
@@ -204,7 +206,7 @@ int run_prune(const po::variables_map& options) {
   if (!prune.failed && !prune.older_than && !prune.max_size) {
     throw UsageError{"prune needs --failed, --older-than AGE or --max-size SIZE"};
   }
-  const auto root = root_option(options, "root");
+  const auto root = root_option(options, "root", local_root());
   const auto report = cache::prune(root, prune);
   if (options.count("json") != 0U) {
     nlohmann::json removed = nlohmann::json::array();
@@ -285,6 +287,11 @@ bool torchneuron_layout(const std::string& command, const po::variables_map& opt
         "spread --layout torchneuron: the spread streams the neuronx-cc layout only; pull "
         "TorchNeuron's NEFFs with srun trn-cache pull --layout torchneuron"};
   }
+  if (layout == "torchneuron" && options.count("compiler-version") != 0U) {
+    throw UsageError{
+        "--compiler-version with --layout torchneuron: TorchNeuron's NEFF cache has no "
+        "neuronxcc-<version> folders (its keys are per graph); leave --compiler-version out"};
+  }
   return layout == "torchneuron";
 }
 
@@ -311,13 +318,10 @@ int run_transfer(const std::string& command, const po::variables_map& options) {
         "job steps); run it in a step (srun trn-cache pull ...) or pass --to DIR"};
   }
   // The NEFF cache's local tier is the folder TorchNeuron itself picks when none is given.
-  const auto root_of = [&](const char* name) {
-    if (!neffs) return root_option(options, name);
-    if (options.count(name) != 0U) return std::filesystem::path(options[name].as<std::string>());
-    return cache::neff_cache_root(trn::env_value(cache::neff_cache_dir_variable));
-  };
-  const auto from = root_of("from");
-  const auto to = root_of("to");
+  const auto local =
+      neffs ? cache::neff_cache_root(trn::env_value(cache::neff_cache_dir_variable)) : local_root();
+  const auto from = root_option(options, "from", local);
+  const auto to = root_option(options, "to", local);
   std::error_code error;
   if (pulling && !std::filesystem::is_directory(from, error)) {
     throw UsageError{"--from " + from.string() +

@@ -4,19 +4,19 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <set>
+#include <map>
 #include <system_error>
+#include <vector>
 
 #include "file_copy.hpp"
 #include "parallel_work.hpp"
 #include "staging.hpp"
+#include "transfer_roots.hpp"
 #include "trn/cache/neff_layout.hpp"
 #include "trn/common/error.hpp"
 
 namespace trn::cache {
 namespace {
-
-const char* const neff_fix = "check free space and permissions of the destination cache";
 
 // The size of the regular file at `path`; nullopt when there is none.
 std::optional<std::uintmax_t> regular_file_size(const std::filesystem::path& path) {
@@ -41,7 +41,7 @@ void transfer_neff(const std::filesystem::path& from, const std::filesystem::pat
   const auto shard = target.parent_path();
   std::error_code error;
   std::filesystem::create_directories(shard, error);
-  if (error) detail::throw_errno("cannot create", shard, error.value(), neff_fix);
+  if (error) detail::throw_errno("cannot create", shard, error.value(), detail::destination_fix);
   const auto staging = detail::make_temp_dir(shard);
   std::uintmax_t bytes = 0;
   try {
@@ -54,7 +54,7 @@ void transfer_neff(const std::filesystem::path& from, const std::filesystem::pat
     }
     // rename() replaces a file atomically: a reader opens the old NEFF or the new one.
     if (::rename(staged.c_str(), target.c_str()) != 0)
-      detail::throw_errno("cannot move the copied NEFF to", target, errno, neff_fix);
+      detail::throw_errno("cannot move the copied NEFF to", target, errno, detail::destination_fix);
   } catch (...) {
     detail::remove_tree(staging);
     throw;
@@ -67,31 +67,32 @@ void transfer_neff(const std::filesystem::path& from, const std::filesystem::pat
 
 TransferReport transfer_neffs(const std::filesystem::path& from, const std::filesystem::path& to,
                               bool replace_other_size, const TransferOptions& options) {
-  std::error_code error;
-  if (std::filesystem::exists(to, error) && std::filesystem::equivalent(from, to, error)) {
-    throw Error("NEFF cache " + from.string() +
-                ": source and destination are the same folder; name two different cache roots");
-  }
+  detail::check_distinct_roots(from, to, "NEFF cache");
   TransferReport report;
   const auto entries = scan_neffs(from);
   if (!entries) {
     report.source_exists = false;
     return report;
   }
-  // Staging folders left by killed copies, in the destination's shard folders.
-  std::set<std::filesystem::path> shards;
+  // One task per shard folder of the destination: it clears the staging folders that killed
+  // copies left there (one listing of the shard) and then transfers the shard's NEFFs, so a pull
+  // of a cache that is already whole costs no serial pass over its folders.
+  std::map<std::filesystem::path, std::vector<const NeffEntry*>> by_shard;
   for (const auto& entry : *entries)
-    shards.insert((to / neff_relative_path(entry.key)).parent_path());
-  for (const auto& shard : shards) report.stale_temps_removed += detail::remove_stale_temps(shard);
+    by_shard[(to / neff_relative_path(entry.key)).parent_path()].push_back(&entry);
+  const std::vector shards(by_shard.begin(), by_shard.end());
   const auto jobs = options.jobs == 0 ? default_transfer_jobs() : options.jobs;
   detail::for_each_in_parallel(
-      entries->size(), jobs, report, [&](std::size_t i, TransferReport& part) {
-        const auto& entry = (*entries)[i];
-        try {
-          transfer_neff(from, to, entry, replace_other_size, part);
-        } catch (const Error& e) {
-          // One bad NEFF must not cost the others their copy.
-          part.bad.push_back({from / neff_relative_path(entry.key), e.what()});
+      shards.size(), jobs, report, [&](std::size_t i, TransferReport& part) {
+        const auto& [shard, shard_entries] = shards[i];
+        part.stale_temps_removed += detail::remove_stale_temps(shard);
+        for (const auto* entry : shard_entries) {
+          try {
+            transfer_neff(from, to, *entry, replace_other_size, part);
+          } catch (const Error& e) {
+            // One bad NEFF must not cost the others their copy.
+            part.bad.push_back({from / neff_relative_path(entry->key), e.what()});
+          }
         }
       });
   return report;

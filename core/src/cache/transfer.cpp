@@ -3,12 +3,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <system_error>
 #include <thread>
@@ -17,6 +14,7 @@
 #include "file_copy.hpp"
 #include "parallel_work.hpp"
 #include "staging.hpp"
+#include "transfer_roots.hpp"
 #include "trn/cache/entry.hpp"
 #include "trn/cache/layout.hpp"
 #include "trn/common/error.hpp"
@@ -28,8 +26,6 @@ namespace {
 // kMoveIn: a pull whose source is private to the caller and on the destination's file system
 // (a spread's inbox), so entries are renamed into place instead of copied.
 enum class Direction { kPull, kPush, kMoveIn };
-
-const char* const cache_fix = "check free space and permissions of the destination cache";
 
 // The warm path: an entry complete in both tiers, with model.neff of the same size in both, is
 // present. Six inode lookups relative to the two version folders: no folder of an entry is
@@ -98,7 +94,8 @@ bool install(const std::filesystem::path& staged, const std::filesystem::path& t
   const int error_number = errno;
   detail::remove_tree(staged);
   if (error_number == EEXIST || error_number == ENOTEMPTY) return false;
-  detail::throw_errno("cannot move the copied entry to", target, error_number, cache_fix);
+  detail::throw_errno("cannot move the copied entry to", target, error_number,
+                      detail::destination_fix);
 }
 
 [[noreturn]] void throw_not_a_folder(const std::filesystem::path& target_path) {
@@ -189,7 +186,8 @@ void transfer_version(const std::filesystem::path& source_version_dir,
   std::error_code error;
   std::filesystem::create_directories(target_version_dir, error);
   if (error) {
-    detail::throw_errno("cannot create", target_version_dir, error.value(), cache_fix);
+    detail::throw_errno("cannot create", target_version_dir, error.value(),
+                        detail::destination_fix);
   }
   auto target = detail::OpenDirectory::open(target_version_dir);
   if (!target) return;                       // removed while we work: the next transfer will do it
@@ -221,11 +219,7 @@ void transfer_version(const std::filesystem::path& source_version_dir,
 
 TransferReport transfer(const std::filesystem::path& from, const std::filesystem::path& to,
                         Direction direction, const TransferOptions& options) {
-  std::error_code error;
-  if (std::filesystem::exists(to, error) && std::filesystem::equivalent(from, to, error)) {
-    throw Error("compile cache " + from.string() + ": source and destination are the same " +
-                "folder; name two different cache roots");
-  }
+  detail::check_distinct_roots(from, to, "compile cache");
   TransferReport report;
   const auto versions = detail::list_directory(from);
   if (!versions) {

@@ -240,6 +240,12 @@ grep -q "streams the neuronx-cc layout only" <<<"$out" || fail "spread --layout 
 out=$("$trn_cache" pull --layout neff --from "$work/tier" 2>&1)
 expect_eq "$?" 2 "an unknown --layout exit"
 grep -q -- "--layout neff: use neuronx-cc or torchneuron" <<<"$out" || fail "unknown layout: $out"
+# TorchNeuron's cache has no neuronxcc-<V> folders: a version to select by is refused, not ignored.
+out=$("$trn_cache" pull --layout torchneuron --compiler-version 2.21.0 --from "$work/tier" --to "$work/neff-3" 2>&1)
+expect_eq "$?" 2 "--compiler-version with --layout torchneuron exit"
+grep -q -- "--compiler-version with --layout torchneuron: .*leave --compiler-version out" <<<"$out" ||
+  fail "--compiler-version with --layout torchneuron: $out"
+[[ ! -e $work/neff-3 ]] || fail "the refused pull made $work/neff-3"
 unset TORCH_NEURONX_NEFF_CACHE_DIR TORCH_NEURONX_NEFF_LOCAL_CACHE_DIR
 
 if [ "$failures" -ne 0 ]; then
