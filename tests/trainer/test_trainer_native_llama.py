@@ -109,11 +109,19 @@ def test_llama3_sizes_are_metas():
         assert 2 * llama_parameter_count(c) == total_size
 
 
-def test_a_model_the_host_cannot_build_is_one_line(lm_data, tmp_path):
-    done = run_cli(["pretrain-lm", "--native", "--data", str(lm_data), "--output", str(tmp_path / "out"),
+@pytest.mark.parametrize("native, what, fix", [
+    (["--native"], "--native --model llama3-70b on cpu (1 process(es) here, world 1)",
+     "choose a smaller --model, more processes over more nodes, or train it on Trainium or GPUs"),
+    ([], "--model llama3-70b on CPU (1 process(es) here, tensor parallel 1)",
+     "choose a smaller --model, or train it on Trainium or GPUs"),
+])
+def test_a_model_the_host_cannot_build_is_one_line(native, what, fix, lm_data, tmp_path):
+    """The native and the own path's one check of the host's memory (pretrain_lm.check_host_memory)."""
+    done = run_cli(["pretrain-lm", *native, "--data", str(lm_data), "--output", str(tmp_path / "out"),
                     "--model", "llama3-70b", "--global-batch", "8", "--steps", "1"], timeout=300)
     assert done.returncode == 2, done.stderr[-2000:]
-    assert "--native --model llama3-70b on cpu (1 process(es) here, world 1) needs about" in done.stderr
+    assert f"{what} needs about" in done.stderr
+    assert done.stderr.strip().endswith(f"available: {fix}"), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 

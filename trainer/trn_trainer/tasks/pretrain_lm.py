@@ -79,6 +79,27 @@ def data_and_config(args):
     return data, config.vocab_size, config.check(args.tensor_parallel)
 
 
+def check_host_memory(args, env, device, config, splits, native):
+    """On the CPU each process trains there: fp32 weights, gradients and AdamW's two moments, 16
+    bytes a parameter, split `splits` ways (tensor parallel; on the native path FSDP2 shards over
+    dp too: the whole world). The native path's processes also draw the initial weights one whole
+    tensor at a time on the host (the largest, the embedding or the head, 4 bytes an element), on
+    every device."""
+    per_process = 4 * config.vocab_size * config.hidden_size if native else 0
+    if device.kind == "cpu":
+        per_process += 16 * llama_parameter_count(config) // splits
+    if not per_process:
+        return
+    here = f"{env.local_world_size} process(es) here"
+    if native:
+        what = f"--native --model {args.model} on {device.kind} ({here}, world {env.world_size})"
+        fix = "choose a smaller --model, more processes over more nodes, or train it on Trainium or GPUs"
+    else:
+        what = f"--model {args.model} on CPU ({here}, tensor parallel {args.tensor_parallel})"
+        fix = "choose a smaller --model, or train it on Trainium or GPUs"
+    check_fits(per_process * env.local_world_size, what, fix)
+
+
 def check_sequence_splits(seq_len, tp_size, data, native):
     """Where the residual stream is split along the sequence over --tensor-parallel (--sequence-parallel
     on the own path; always on the native path, whose norms are SequenceParallel), equal slices
@@ -127,13 +148,7 @@ def _train(args, env, heartbeat):
     data, vocab_size, config = data_and_config(args)
     if args.sequence_parallel:
         check_sequence_splits(data.seq_len, args.tensor_parallel, args.data, native=False)
-    if device.kind == "cpu":
-        # fp32 weights and gradients and AdamW's two moments: 16 bytes a parameter, split by
-        # tensor parallel, for each process on this machine.
-        per_process = 16 * llama_parameter_count(config) // args.tensor_parallel
-        check_fits(per_process * env.local_world_size, f"--model {args.model} on CPU "
-                   f"({env.local_world_size} process(es) here, tensor parallel {args.tensor_parallel})",
-                   "choose a smaller --model, or train it on Trainium or GPUs")
+    check_host_memory(args, env, device, config, args.tensor_parallel, native=False)
     recompute = device.checkpoint if args.activation_checkpointing == "selective" else None
     weights = TrainedWeights(device.prepare_model(LlamaForCausalLM(
         config, groups.tp, seed=args.seed, recompute=recompute, sequence_parallel=args.sequence_parallel)))

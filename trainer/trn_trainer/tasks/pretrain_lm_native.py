@@ -21,15 +21,13 @@ from ..checkpoint.llama_native_state import NativeLayout
 from ..devices.choice import select_device
 from ..environment import compile_run_variable, extracting_graphs_only
 from ..errors import UsageError
-from ..models.llama_config import llama_parameter_count
 from ..models.llama_native import NativeLlamaForCausalLM, causal_lm_loss, next_token_labels
 from ..parallel.lm_optim import build_optimizer
 from ..parallel.native_llama import clip_gradients, loss_context, native_mesh, parallelize, whole_value
 from ..tensorboard_events import run_events
-from ..training.host_memory import check_fits
 from ..training.optim import WarmupDecay, warmup_steps
-from .pretrain_lm import (_metrics_file, _report, check_sequence_splits, data_and_config, finish_run,
-                          save_checkpoint)
+from .pretrain_lm import (_metrics_file, _report, check_host_memory, check_sequence_splits, data_and_config,
+                          finish_run, save_checkpoint)
 from .pretrain_lm_log import LmStepLog
 from .pretrain_lm_saves import LmSaves
 
@@ -66,20 +64,6 @@ class DynamoGraphs:
         return {"compiled_graphs": int(counters["stats"]["unique_graphs"])}
 
 
-def _check_host_memory(args, env, device, config):
-    """Each process draws the initial weights one whole tensor at a time on the host (the largest,
-    the embedding or the head, 4 bytes an element); on the CPU it then trains there: fp32
-    weights, gradients and AdamW's two moments, 16 bytes a parameter, split over the whole world
-    (tensor parallel splits, FSDP2 shards over dp)."""
-    per_process = 4 * config.vocab_size * config.hidden_size
-    if device.kind == "cpu":
-        per_process += 16 * llama_parameter_count(config) // env.world_size
-    check_fits(per_process * env.local_world_size,
-               f"--native --model {args.model} on {device.kind} ({env.local_world_size} process(es) here, "
-               f"world {env.world_size})", "choose a smaller --model, more processes over more nodes, or "
-               "train it on Trainium or GPUs")
-
-
 def train_native(args, env, heartbeat, dp):
     check_native_args(args)
     device = select_device(args.device, args.dtype, env, native=True)
@@ -97,7 +81,7 @@ def train_native(args, env, heartbeat, dp):
     data, vocab_size, config = data_and_config(args)
     check_sequence_splits(data.seq_len, args.tensor_parallel, args.data, native=True)
     recompute = device.checkpoint if args.activation_checkpointing == "selective" else None
-    _check_host_memory(args, env, device, config)
+    check_host_memory(args, env, device, config, env.world_size, native=True)
     with torch.device("meta"):  # nothing allocated until each rank holds only its shards
         whole = NativeLlamaForCausalLM(config, recompute=recompute)
     parameters = sum(p.numel() for p in whole.parameters())
