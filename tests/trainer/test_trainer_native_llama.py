@@ -16,7 +16,7 @@ from trn_trainer.errors import UsageError
 from trn_trainer.models.llama_config import llama_config, llama_parameter_count
 from trn_trainer.models.llama_native import NativeLlamaForCausalLM, causal_lm_loss, next_token_labels
 from trn_trainer.parallel.native_llama import native_mesh, parallelize
-from trn_trainer.tasks.pretrain_lm import check_sequence_splits
+from trn_trainer.tasks.pretrain_lm_checks import check_sequence_splits
 
 
 def train(nproc, data, output, *extra, steps=4, **env):
@@ -116,7 +116,7 @@ def test_llama3_sizes_are_metas():
      "choose a smaller --model, or train it on Trainium or GPUs"),
 ])
 def test_a_model_the_host_cannot_build_is_one_line(native, what, fix, lm_data, tmp_path):
-    """The native and the own path's one check of the host's memory (pretrain_lm.check_host_memory)."""
+    """The native and the own path's one check of the host's memory (pretrain_lm_checks.check_host_memory)."""
     done = run_cli(["pretrain-lm", *native, "--data", str(lm_data), "--output", str(tmp_path / "out"),
                     "--model", "llama3-70b", "--global-batch", "8", "--steps", "1"], timeout=300)
     assert done.returncode == 2, done.stderr[-2000:]

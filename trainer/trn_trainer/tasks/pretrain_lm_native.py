@@ -26,8 +26,8 @@ from ..parallel.lm_optim import build_optimizer
 from ..parallel.native_llama import clip_gradients, loss_context, native_mesh, parallelize, whole_value
 from ..tensorboard_events import run_events
 from ..training.optim import WarmupDecay, warmup_steps
-from .pretrain_lm import (_metrics_file, _report, check_host_memory, check_sequence_splits, data_and_config,
-                          finish_run, save_checkpoint)
+from .pretrain_lm import _metrics_file, _report, data_and_config, finish_run, save_checkpoint
+from .pretrain_lm_checks import check_host_memory, check_sequence_splits
 from .pretrain_lm_log import LmStepLog
 from .pretrain_lm_saves import LmSaves
 
